@@ -1,0 +1,33 @@
+# Two commands for a newcomer: `make demo` and `make test`. Both set up .venv first and are re-runnable.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Offline by default: nothing may reach a model hub at run time.
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export ANONYMIZED_TELEMETRY := False
+
+.PHONY: setup demo test bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first, explicitly, so sentence-transformers does not pick its own build
+	$(BIN)/pip install --quiet -c constraints.txt torch==2.15.0
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
+	touch $(STAMP)
+
+demo: setup
+	$(BIN)/python -m apiatlas.demo
+
+test: setup
+	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
+
+bench: setup
+	$(BIN)/python -m apiatlas.evals.bench
+
+clean:
+	rm -rf $(VENV) .apiatlas

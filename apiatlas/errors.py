@@ -1,0 +1,64 @@
+"""One root for every error apiatlas raises.
+
+Usage errors (bad configuration, bad input files, bad URLs) are raised early and say how to fix
+the input. Runtime failures (a store that cannot be written, a model that cannot be loaded) wrap
+the underlying exception with ``raise ... from e``.
+"""
+
+from __future__ import annotations
+
+
+class ApiAtlasError(Exception):
+    """Root of all apiatlas errors."""
+
+
+class UsageError(ApiAtlasError):
+    """The caller gave apiatlas something it cannot use: fix the input or the configuration."""
+
+
+class ConfigError(UsageError):
+    """A setting is missing or invalid."""
+
+
+class LoaderError(UsageError):
+    """A source (spec file, doc file, URL) could not be read or understood.
+
+    Attributes:
+        source: The file path or URL that failed.
+        pointer: The JSON pointer inside the source, when it applies.
+        line: The 1-based line number, when it applies.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str,
+        pointer: str | None = None,
+        line: int | None = None,
+    ) -> None:
+        self.source = source
+        self.pointer = pointer
+        self.line = line
+        where = source
+        if line is not None:
+            where += f":{line}"
+        if pointer is not None:
+            where += f"#{pointer}"
+        super().__init__(f"{where}: {message}")
+
+
+class SpecError(LoaderError):
+    """An OpenAPI/Swagger document is invalid or cannot be resolved."""
+
+
+class FetchError(LoaderError):
+    """A URL could not be fetched (refused, unreachable, or not allowed)."""
+
+
+class StoreError(ApiAtlasError):
+    """A knowledge-graph or vector store failed at run time."""
+
+
+class ModelError(ApiAtlasError):
+    """An embedding or chat model could not be loaded or called."""

@@ -1,0 +1,1 @@
+"""The knowledge graph: deterministic builders, the store contract, and its backends."""

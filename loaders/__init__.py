@@ -1,0 +1,1 @@
+"""Loaders: OpenAPI specs and documentation into typed models and LangChain Documents."""

@@ -1,0 +1,1 @@
+"""The agent: a LangGraph state machine that routes memory -> knowledge graph -> vectors and composes cited answers."""
