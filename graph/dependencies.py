@@ -1,0 +1,107 @@
+"""REQUIRES edges: which endpoints produce the ids an endpoint needs.
+
+An endpoint needs a resource's id when it has a path parameter for it (``{location_id}``,
+``{locationId}``, or a bare ``{id}`` / ``{sku}`` naming the preceding collection) or a required
+request-body field ending in ``_id``/``Id`` (``origin_location_id`` -> location). The providers of
+that id are the resource's create endpoints, then its list and search endpoints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from apiatlas.graph.model import Edge, OperationKindName
+from apiatlas.graph.resources import ResourceIndex, id_resource_phrase, resource_chain
+from apiatlas.graph.words import is_param, param_name, path_segments, slug
+from apiatlas.loaders.models import ApiSpec, Endpoint
+
+PROVIDER_KINDS: tuple[OperationKindName, ...] = ("create", "list", "search")
+
+
+def needed_resources(endpoint: Endpoint, index: ResourceIndex) -> list[tuple[str, str]]:
+    """``(parameter, resource key name)`` pairs an endpoint needs, in path-then-body order.
+
+    Parameters that cannot be mapped to a resource of the API are skipped.
+    """
+    own = index.of_endpoint.get(endpoint.key)
+    needs: list[tuple[str, str]] = []
+    segments = path_segments(endpoint.path)
+    for i, seg in enumerate(segments):
+        if not is_param(seg):
+            continue
+        name = param_name(seg)
+        phrase = id_resource_phrase(name)
+        found = index.find(phrase, own) if phrase else None
+        if found is None:
+            found = _preceding_resource(segments[:i], index)
+        if found is not None:
+            needs.append((name, found))
+    for name in _required_body_ids(endpoint):
+        phrase = id_resource_phrase(name.rsplit(".", 1)[-1])
+        found = index.find(phrase, own) if phrase else None
+        if found is not None:
+            needs.append((name, found))
+    return needs
+
+
+def _preceding_resource(prefix: list[str], index: ResourceIndex) -> str | None:
+    # A bare {id} (or {sku}, {key}) identifies the collection named just before it.
+    if not prefix or is_param(prefix[-1]):
+        return None
+    key_name = "/".join(slug(n) for n in resource_chain("/" + "/".join(prefix)))
+    return key_name if key_name in index.resources else None
+
+
+def _required_body_ids(endpoint: Endpoint) -> list[str]:
+    body = endpoint.request_body
+    if body is None:
+        return []
+    required = {f.path for f in body.fields if f.required}
+    out: list[str] = []
+    for f in body.fields:
+        parts = f.path.split(".")
+        # A required field inside an optional object is not required by the call.
+        ancestors_required = all(".".join(parts[:i]) in required for i in range(1, len(parts)))
+        if f.required and ancestors_required and f.name.endswith(("_id", "Id")):
+            out.append(f.path)
+    return out
+
+
+def requires_edges(
+    spec: ApiSpec,
+    index: ResourceIndex,
+    kinds: Mapping[str, OperationKindName],
+    endpoint_key: Callable[[Endpoint], str],
+) -> list[Edge]:
+    """REQUIRES edges for every endpoint of a spec.
+
+    Args:
+        spec: The API.
+        index: Its resources (from :func:`~apiatlas.graph.resources.derive_resources`).
+        kinds: ``METHOD /path`` -> operation kind.
+        endpoint_key: Maps an endpoint to its graph node key.
+
+    Returns:
+        Edges ``endpoint -REQUIRES-> provider`` with props ``param``, ``order`` (the parameter's
+        position among the endpoint's needs) and ``rank`` (0 = the best provider of that
+        parameter: creates before lists before searches), sorted deterministically.
+    """
+    providers: dict[str, list[Endpoint]] = {}
+    for kind in PROVIDER_KINDS:
+        # Deprecated providers last: a trail should point at what to call today.
+        for ep in sorted(spec.endpoints, key=lambda e: (e.deprecated, e.path, e.method)):
+            if kinds[ep.key] == kind:
+                providers.setdefault(index.of_endpoint[ep.key], []).append(ep)
+    edges: dict[tuple[str, str], Edge] = {}
+    for ep in spec.endpoints:
+        src = endpoint_key(ep)
+        own = index.of_endpoint[ep.key]
+        for order, (param, resource) in enumerate(needed_resources(ep, index)):
+            if resource == own and kinds[ep.key] == "create":
+                continue  # creating a thing cannot need that thing's id first
+            for rank, provider in enumerate(providers.get(resource, [])):
+                dst = endpoint_key(provider)
+                if dst != src and (src, dst) not in edges:
+                    props = {"param": param, "order": order, "rank": rank}
+                    edges[(src, dst)] = Edge(src=src, type="REQUIRES", dst=dst, props=props)
+    return [edges[k] for k in sorted(edges)]

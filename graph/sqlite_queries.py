@@ -1,0 +1,140 @@
+"""Every SQL statement of the SQLite knowledge-graph store, as named constants.
+
+All values are bound parameters; nothing here is ever formatted with user text.
+"""
+
+from __future__ import annotations
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS nodes (
+    project TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    scope   TEXT NOT NULL,
+    label   TEXT NOT NULL,
+    props   TEXT NOT NULL,
+    hash    TEXT NOT NULL,
+    PRIMARY KEY (project, key)
+);
+CREATE INDEX IF NOT EXISTS nodes_by_scope ON nodes (project, scope);
+CREATE INDEX IF NOT EXISTS nodes_by_label ON nodes (project, label);
+CREATE TABLE IF NOT EXISTS edges (
+    project TEXT NOT NULL,
+    scope   TEXT NOT NULL,
+    src     TEXT NOT NULL,
+    type    TEXT NOT NULL,
+    dst     TEXT NOT NULL,
+    props   TEXT NOT NULL,
+    PRIMARY KEY (project, scope, src, type, dst),
+    FOREIGN KEY (project, src) REFERENCES nodes (project, key) ON DELETE CASCADE,
+    FOREIGN KEY (project, dst) REFERENCES nodes (project, key) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS edges_by_src ON edges (project, src, type);
+CREATE INDEX IF NOT EXISTS edges_by_dst ON edges (project, dst, type);
+CREATE VIRTUAL TABLE IF NOT EXISTS endpoint_fts USING fts5(
+    project UNINDEXED, key UNINDEXED, scope UNINDEXED,
+    path, operation, summary, description, resource,
+    tokenize = 'porter unicode61'
+);
+"""
+
+PRAGMAS = ("PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 10000")
+
+BEGIN = "BEGIN IMMEDIATE"
+COMMIT = "COMMIT"
+ROLLBACK = "ROLLBACK"
+
+SCOPE_NODES = "SELECT key, hash FROM nodes WHERE project = ? AND scope = ?"
+NODE_META = "SELECT scope, hash FROM nodes WHERE project = ? AND key = ?"
+NODE_EXISTS = "SELECT 1 FROM nodes WHERE project = ? AND key = ?"
+UPSERT_NODE = """
+INSERT INTO nodes (project, key, scope, label, props, hash) VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (project, key) DO UPDATE SET
+    scope = excluded.scope, label = excluded.label, props = excluded.props, hash = excluded.hash
+"""
+DELETE_NODE = "DELETE FROM nodes WHERE project = ? AND key = ?"
+DELETE_NODE_EDGES = "DELETE FROM edges WHERE project = ? AND (src = ? OR dst = ?)"
+
+SCOPE_EDGES = "SELECT src, type, dst, props FROM edges WHERE project = ? AND scope = ?"
+INSERT_EDGE = "INSERT INTO edges (project, scope, src, type, dst, props) VALUES (?, ?, ?, ?, ?, ?)"
+UPDATE_EDGE = """
+UPDATE edges SET props = ? WHERE project = ? AND scope = ? AND src = ? AND type = ? AND dst = ?
+"""
+DELETE_EDGE = """
+DELETE FROM edges WHERE project = ? AND scope = ? AND src = ? AND type = ? AND dst = ?
+"""
+
+FTS_DELETE_SCOPE = "DELETE FROM endpoint_fts WHERE project = ? AND scope = ?"
+FTS_INSERT = """
+INSERT INTO endpoint_fts (project, key, scope, path, operation, summary, description, resource)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+"""
+# Column weights follow the declaration order: project, key, scope (unindexed), path,
+# operation, summary, description, resource. Names and summaries outweigh long descriptions.
+FTS_SEARCH = """
+SELECT n.key, n.props, bm25(endpoint_fts, 0, 0, 0, 3.0, 3.0, 4.0, 1.0, 5.0) AS rank
+FROM endpoint_fts JOIN nodes AS n ON n.project = endpoint_fts.project AND n.key = endpoint_fts.key
+WHERE endpoint_fts MATCH ? AND endpoint_fts.project = ?
+  AND (? IS NULL OR endpoint_fts.scope = ?)
+ORDER BY rank, n.key
+LIMIT ?
+"""
+
+SCOPES = """
+SELECT DISTINCT scope FROM nodes WHERE project = ?
+UNION SELECT DISTINCT scope FROM edges WHERE project = ?
+ORDER BY 1
+"""
+NODES_BY_LABEL = "SELECT key, label, props FROM nodes WHERE project = ? AND label = ? ORDER BY key"
+NODES_BY_LABEL_SCOPE = """
+SELECT key, label, props FROM nodes WHERE project = ? AND label = ? AND scope = ? ORDER BY key
+"""
+NODE = "SELECT key, label, props FROM nodes WHERE project = ? AND key = ?"
+
+FIND_ENDPOINTS = """
+SELECT key, props FROM nodes
+WHERE project = ? AND label = 'Endpoint'
+  AND (? IS NULL OR json_extract(props, '$.resource') = ?)
+  AND (? IS NULL OR json_extract(props, '$.kind') = ?)
+  AND (? IS NULL OR json_extract(props, '$.api') = ?)
+ORDER BY json_extract(props, '$.path'),
+  CASE json_extract(props, '$.method')
+    WHEN 'GET' THEN 0 WHEN 'POST' THEN 1 WHEN 'PUT' THEN 2 WHEN 'PATCH' THEN 3
+    WHEN 'DELETE' THEN 4 ELSE 5 END,
+  key
+LIMIT ?
+"""
+
+OUT_NEIGHBOURS = """
+SELECT e.dst, e.props, n.label, n.props FROM edges AS e
+JOIN nodes AS n ON n.project = e.project AND n.key = e.dst
+WHERE e.project = ? AND e.src = ? AND e.type = ?
+"""
+IN_NEIGHBOURS = """
+SELECT e.src, e.props, n.label, n.props FROM edges AS e
+JOIN nodes AS n ON n.project = e.project AND n.key = e.src
+WHERE e.project = ? AND e.dst = ? AND e.type = ?
+"""
+TOUCHING_EDGES = """
+SELECT src, type, dst, props FROM edges WHERE project = ? AND src = ?
+UNION
+SELECT src, type, dst, props FROM edges WHERE project = ? AND dst = ?
+"""
+
+RESOURCES = """
+SELECT key, props FROM nodes
+WHERE project = ? AND label = 'Resource' AND (? IS NULL OR json_extract(props, '$.api') = ?)
+ORDER BY key
+"""
+
+STATS_APIS = """
+SELECT DISTINCT json_extract(props, '$.name') FROM nodes
+WHERE label = 'Api' AND (? IS NULL OR project = ?) ORDER BY 1
+"""
+STATS_NODES = "SELECT label, COUNT(*) FROM nodes WHERE (? IS NULL OR project = ?) GROUP BY label"
+STATS_EDGES = "SELECT type, COUNT(*) FROM edges WHERE (? IS NULL OR project = ?) GROUP BY type"
+
+DELETE_PROJECT = (
+    "DELETE FROM endpoint_fts WHERE project = ?",
+    "DELETE FROM edges WHERE project = ?",
+    "DELETE FROM nodes WHERE project = ?",
+)

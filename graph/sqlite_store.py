@@ -1,0 +1,422 @@
+"""The embedded knowledge-graph store: one SQLite file (WAL, foreign keys, FTS5 search).
+
+Nodes and edges are rows tagged with their project and owning scope; props are canonical JSON
+with a content hash, so applying an unchanged batch writes nothing. Endpoint search is an FTS5
+index rebuilt per API scope whenever that scope changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from apiatlas.errors import StoreError
+from apiatlas.graph import sqlite_queries as q
+from apiatlas.graph.model import (
+    ChangeSummary,
+    Dependency,
+    DocSectionRef,
+    Edge,
+    EndpointDetail,
+    EndpointRef,
+    FieldRef,
+    GraphBatch,
+    GraphStats,
+    Neighbourhood,
+    Node,
+    NodeLabel,
+    ParameterRef,
+    ResourceInfo,
+)
+from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.graph.words import split_words
+
+_STOPWORDS = frozenset(
+    "a an and are as at be by can do does endpoint endpoints for from how i in is it me my of on "
+    "or the this to use what which with you your api apis call".split()
+)
+_MAX_QUERY_TOKENS = 32
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def fts_query(text: str) -> str | None:
+    """User text as a safe FTS5 query: quoted alphanumeric tokens joined by OR, or ``None``.
+
+    Only ``[a-z0-9]`` survives tokenising, so FTS syntax (quotes, ``NEAR(``, ``*``, ``:``) in
+    the input can never reach MATCH as syntax.
+    """
+    tokens: list[str] = []
+    for word in split_words(text) + [t.lower() for t in text.split() if t.isalnum()]:
+        if len(word) > 1 and word not in _STOPWORDS and word not in tokens:
+            tokens.append(word)
+    return " OR ".join(f'"{t}"' for t in tokens[:_MAX_QUERY_TOKENS]) or None
+
+
+def _ref(key: str, props: dict[str, Any], score: float = 0.0) -> EndpointRef:
+    return EndpointRef(
+        key=key,
+        api=props.get("api", ""),
+        method=props.get("method", ""),
+        path=props.get("path", ""),
+        operation_id=props.get("operation_id", ""),
+        summary=props.get("summary", ""),
+        deprecated=bool(props.get("deprecated", False)),
+        resource=props.get("resource", ""),
+        kind=props.get("kind", ""),
+        source=props.get("source", ""),
+        pointer=props.get("pointer", ""),
+        score=score,
+    )
+
+
+class SqliteGraphStore(KnowledgeGraphStore):
+    """:class:`KnowledgeGraphStore` on one SQLite file; safe to share between threads.
+
+    Args:
+        path: The database file (created with its parent directory if missing).
+
+    Raises:
+        StoreError: The file cannot be opened or initialised.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn: sqlite3.Connection | None = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None
+            )
+            for pragma in q.PRAGMAS:
+                self._conn.execute(pragma)
+            self._conn.executescript(q.SCHEMA)
+        except (sqlite3.Error, OSError) as e:
+            raise StoreError(f"cannot open the graph store at {self.path}: {e}") from e
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if self._conn is None:
+                raise StoreError(f"the graph store at {self.path} is closed")
+            try:
+                yield self._conn
+            except sqlite3.Error as e:
+                raise StoreError(f"graph store query failed ({self.path}): {e}") from e
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def apply(self, batches: Sequence[GraphBatch]) -> ChangeSummary:
+        """See :meth:`KnowledgeGraphStore.apply`."""
+        with self._read() as conn:
+            conn.execute(q.BEGIN)
+            try:
+                summary, touched = ChangeSummary(), set()
+                for batch in batches:
+                    summary += self._apply_nodes(conn, batch, touched)
+                for batch in batches:
+                    summary += self._apply_edges(conn, batch)
+                for project, scope in sorted(touched):
+                    self._reindex(conn, project, scope)
+                conn.execute(q.COMMIT)
+                return summary
+            except Exception as e:
+                conn.execute(q.ROLLBACK)
+                raise StoreError(f"applying graph batches failed, nothing was written: {e}") from e
+
+    def _apply_nodes(
+        self, conn: sqlite3.Connection, batch: GraphBatch, touched: set[tuple[str, str]]
+    ) -> ChangeSummary:
+        project, scope = batch.project, batch.scope
+        old = dict(conn.execute(q.SCOPE_NODES, (project, scope)).fetchall())
+        added = updated = unchanged = 0
+        new_keys: set[str] = set()
+        for node in batch.nodes:
+            props = _canonical(node.props)
+            digest = hashlib.sha256(f"{node.label}\n{props}".encode()).hexdigest()
+            new_keys.add(node.key)
+            if node.key in old:
+                previous: tuple[str, str] | None = (scope, old[node.key])
+            else:
+                previous = conn.execute(q.NODE_META, (project, node.key)).fetchone()
+            if previous == (scope, digest):
+                unchanged += 1
+                continue
+            if previous is None:
+                added += 1
+            else:
+                updated += 1
+                touched.add((project, previous[0]))
+            conn.execute(q.UPSERT_NODE, (project, node.key, scope, node.label, props, digest))
+            touched.add((project, scope))
+        stale = sorted(set(old) - new_keys)
+        edges_removed = 0
+        for key in stale:
+            edges_removed += conn.execute(q.DELETE_NODE_EDGES, (project, key, key)).rowcount
+            conn.execute(q.DELETE_NODE, (project, key))
+            touched.add((project, scope))
+        return ChangeSummary(
+            nodes_added=added,
+            nodes_updated=updated,
+            nodes_removed=len(stale),
+            nodes_unchanged=unchanged,
+            edges_removed=edges_removed,
+        )
+
+    def _apply_edges(self, conn: sqlite3.Connection, batch: GraphBatch) -> ChangeSummary:
+        project, scope = batch.project, batch.scope
+        old = {(s, t, d): p for s, t, d, p in conn.execute(q.SCOPE_EDGES, (project, scope))}
+        wanted: dict[tuple[str, str, str], str] = {}
+        for edge in batch.edges:
+            wanted.setdefault((edge.src, edge.type, edge.dst), _canonical(edge.props))
+        added = removed = unchanged = 0
+        for ident in sorted(set(old) - set(wanted)):
+            conn.execute(q.DELETE_EDGE, (project, scope, *ident))
+            removed += 1
+        for ident, props in wanted.items():
+            if ident in old:
+                if old[ident] == props:
+                    unchanged += 1
+                else:
+                    conn.execute(q.UPDATE_EDGE, (props, project, scope, *ident))
+                    added, removed = added + 1, removed + 1
+            elif self._exists(conn, project, ident[0]) and self._exists(conn, project, ident[2]):
+                conn.execute(q.INSERT_EDGE, (project, scope, ident[0], ident[1], ident[2], props))
+                added += 1
+        return ChangeSummary(edges_added=added, edges_removed=removed, edges_unchanged=unchanged)
+
+    @staticmethod
+    def _exists(conn: sqlite3.Connection, project: str, key: str) -> bool:
+        return conn.execute(q.NODE_EXISTS, (project, key)).fetchone() is not None
+
+    def _reindex(self, conn: sqlite3.Connection, project: str, scope: str) -> None:
+        conn.execute(q.FTS_DELETE_SCOPE, (project, scope))
+        res_rows = conn.execute(q.NODES_BY_LABEL_SCOPE, (project, "Resource", scope)).fetchall()
+        resources = {k: json.loads(p) for k, _, p in res_rows}
+        rows = []
+        ep_rows = conn.execute(q.NODES_BY_LABEL_SCOPE, (project, "Endpoint", scope)).fetchall()
+        for key, _, raw in ep_rows:
+            props = json.loads(raw)
+            res = resources.get(props.get("resource", ""), {})
+            op_id = props.get("operation_id", "")
+            resource_text = " ".join([res.get("name", ""), *res.get("aliases", [])])
+            rows.append(
+                (
+                    project,
+                    key,
+                    scope,
+                    " ".join(split_words(props.get("path", ""))),
+                    " ".join([*split_words(op_id), op_id.lower(), props.get("kind", "")]),
+                    props.get("summary", ""),
+                    props.get("description", ""),
+                    resource_text,
+                )
+            )
+        conn.executemany(q.FTS_INSERT, rows)
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def nodes(self, project: str, label: NodeLabel, *, scope: str | None = None) -> list[Node]:
+        """See :meth:`KnowledgeGraphStore.nodes`."""
+        with self._read() as conn:
+            if scope is None:
+                rows = conn.execute(q.NODES_BY_LABEL, (project, label)).fetchall()
+            else:
+                rows = conn.execute(q.NODES_BY_LABEL_SCOPE, (project, label, scope)).fetchall()
+        return [Node(key=k, label=lbl, props=json.loads(p)) for k, lbl, p in rows]
+
+    def scopes(self, project: str) -> list[str]:
+        """See :meth:`KnowledgeGraphStore.scopes`."""
+        with self._read() as conn:
+            return [row[0] for row in conn.execute(q.SCOPES, (project, project))]
+
+    def find_endpoints(
+        self,
+        project: str,
+        *,
+        resource: str | None = None,
+        kind: str | None = None,
+        api: str | None = None,
+        limit: int = 50,
+    ) -> list[EndpointRef]:
+        """See :meth:`KnowledgeGraphStore.find_endpoints`."""
+        params = (project, resource, resource, kind, kind, api, api, limit)
+        with self._read() as conn:
+            rows = conn.execute(q.FIND_ENDPOINTS, params).fetchall()
+        return [_ref(k, json.loads(p)) for k, p in rows]
+
+    def _linked(
+        self,
+        conn: sqlite3.Connection,
+        project: str,
+        key: str,
+        type_: str,
+        *,
+        incoming: bool = False,
+    ) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+        """``(neighbour key, edge props, neighbour props)`` over edges of one type."""
+        sql = q.IN_NEIGHBOURS if incoming else q.OUT_NEIGHBOURS
+        rows = conn.execute(sql, (project, key, type_)).fetchall()
+        return sorted((k, json.loads(ep), json.loads(np)) for k, ep, _, np in rows)
+
+    def get_endpoint(self, project: str, key: str) -> EndpointDetail | None:
+        """See :meth:`KnowledgeGraphStore.get_endpoint`."""
+        with self._read() as conn:
+            row = conn.execute(q.NODE, (project, key)).fetchone()
+            if row is None or row[1] != "Endpoint":
+                return None
+            props = json.loads(row[2])
+            params = self._linked(conn, project, key, "HAS_PARAMETER")
+            accepts = self._linked(conn, project, key, "ACCEPTS")
+            returns = self._linked(conn, project, key, "RETURNS")
+            fields = self._linked(conn, project, accepts[0][0], "HAS_FIELD") if accepts else []
+            docs = self._linked(conn, project, key, "DESCRIBES", incoming=True)
+        params.sort(key=lambda r: (r[2].get("order", 0), r[0]))
+        fields.sort(key=lambda r: (not r[2].get("required", False), r[2].get("order", 0), r[0]))
+        return EndpointDetail(
+            endpoint=_ref(key, props),
+            description=props.get("description", ""),
+            tags=props.get("tags", []),
+            parameters=[
+                ParameterRef(**{f: p[f] for f in ParameterRef.model_fields if f in p})
+                for _, _, p in params
+            ],
+            request_schema=accepts[0][2].get("name") if accepts else None,
+            request_fields=[
+                FieldRef(**{f: p[f] for f in FieldRef.model_fields if f in p}) for _, _, p in fields
+            ],
+            response_schema=returns[0][2].get("name") if returns else None,
+            examples=props.get("examples", []),
+            code_samples=props.get("code_samples", []),
+            security=props.get("security", []),
+            servers=props.get("servers", []),
+            docs=[
+                DocSectionRef(
+                    key=k, **{f: p[f] for f in DocSectionRef.model_fields if f in p and f != "key"}
+                )
+                for k, _, p in sorted(docs, key=lambda r: (r[2].get("source", ""), r[0]))
+            ],
+        )
+
+    def neighbourhood(self, project: str, key: str, *, depth: int = 1) -> Neighbourhood:
+        """See :meth:`KnowledgeGraphStore.neighbourhood`."""
+        with self._read() as conn:
+            center = conn.execute(q.NODE, (project, key)).fetchone()
+            if center is None:
+                return Neighbourhood(center=key)
+            seen, frontier = {key}, [key]
+            edges: dict[tuple[str, str, str], Edge] = {}
+            for _ in range(max(depth, 0)):
+                following: list[str] = []
+                for current in frontier:
+                    touching = conn.execute(q.TOUCHING_EDGES, (project, current, project, current))
+                    for src, type_, dst, props in touching.fetchall():
+                        edge = Edge(src=src, type=type_, dst=dst, props=json.loads(props))
+                        edges[(src, type_, dst)] = edge
+                        for other in (src, dst):
+                            if other not in seen:
+                                seen.add(other)
+                                following.append(other)
+                frontier = following
+            rows = [conn.execute(q.NODE, (project, k)).fetchone() for k in sorted(seen)]
+        nodes = [Node(key=r[0], label=r[1], props=json.loads(r[2])) for r in rows if r is not None]
+        return Neighbourhood(center=key, nodes=nodes, edges=[edges[e] for e in sorted(edges)])
+
+    def dependency_trail(self, project: str, key: str, *, max_depth: int = 3) -> list[Dependency]:
+        """See :meth:`KnowledgeGraphStore.dependency_trail`."""
+        trail: list[Dependency] = []
+        with self._read() as conn:
+            row = conn.execute(q.NODE, (project, key)).fetchone()
+            if row is None:
+                return []
+            refs = {key: _ref(key, json.loads(row[2]))}
+            seen, queue = {key}, deque([(key, 1)])
+            while queue:
+                current, depth = queue.popleft()
+                if depth > max_depth:
+                    continue
+                needed = self._linked(conn, project, current, "REQUIRES")
+                needed.sort(key=lambda r: (r[1].get("order", 0), r[1].get("rank", 0), r[0]))
+                for provider, edge_props, provider_props in needed:
+                    if provider in seen:
+                        continue
+                    seen.add(provider)
+                    refs[provider] = _ref(provider, provider_props)
+                    trail.append(
+                        Dependency(
+                            endpoint=refs[current],
+                            parameter=edge_props.get("param", ""),
+                            provider=refs[provider],
+                            depth=depth,
+                        )
+                    )
+                    queue.append((provider, depth + 1))
+        return trail
+
+    def search(
+        self, project: str, text: str, *, api: str | None = None, limit: int = 10
+    ) -> list[EndpointRef]:
+        """See :meth:`KnowledgeGraphStore.search`."""
+        match = fts_query(text)
+        if match is None or limit <= 0:
+            return []
+        scope = f"api:{api}" if api is not None else None
+        with self._read() as conn:
+            rows = conn.execute(q.FTS_SEARCH, (match, project, scope, scope, limit)).fetchall()
+        return [_ref(k, json.loads(p), score=-rank) for k, p, rank in rows]
+
+    def resources(self, project: str, *, api: str | None = None) -> list[ResourceInfo]:
+        """See :meth:`KnowledgeGraphStore.resources`."""
+        with self._read() as conn:
+            rows = conn.execute(q.RESOURCES, (project, api, api)).fetchall()
+        out = []
+        for key, raw in rows:
+            props = json.loads(raw)
+            out.append(
+                ResourceInfo(
+                    key=key,
+                    api=props.get("api", ""),
+                    name=props.get("name", ""),
+                    aliases=props.get("aliases", []),
+                    parent=props.get("parent"),
+                )
+            )
+        return out
+
+    def stats(self, project: str | None = None) -> GraphStats:
+        """See :meth:`KnowledgeGraphStore.stats`."""
+        with self._read() as conn:
+            apis = [r[0] for r in conn.execute(q.STATS_APIS, (project, project)) if r[0]]
+            nodes = dict(conn.execute(q.STATS_NODES, (project, project)).fetchall())
+            edges = dict(conn.execute(q.STATS_EDGES, (project, project)).fetchall())
+        return GraphStats(project=project, apis=apis, nodes=nodes, edges=edges)
+
+    def delete_project(self, project: str) -> None:
+        """See :meth:`KnowledgeGraphStore.delete_project`."""
+        with self._read() as conn:
+            conn.execute(q.BEGIN)
+            try:
+                for statement in q.DELETE_PROJECT:
+                    conn.execute(statement, (project,))
+                conn.execute(q.COMMIT)
+            except sqlite3.Error as e:
+                conn.execute(q.ROLLBACK)
+                raise StoreError(f"deleting project {project!r} failed: {e}") from e
+
+    def close(self) -> None:
+        """Close the connection. Safe to call twice."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None

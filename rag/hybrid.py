@@ -1,0 +1,203 @@
+"""Hybrid retrieval: BM25 and dense similarity fused with reciprocal rank fusion (RRF).
+
+BM25 catches exact identifiers (``CreateLocation``, ``location_id``); the dense half catches
+paraphrases ("add a new facility"). RRF fuses ranks, not scores, so the two scales never need
+calibrating against each other.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable
+from typing import Any, Literal
+
+from langchain_chroma import Chroma
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables.config import run_in_executor
+from pydantic import PrivateAttr
+
+from apiatlas.errors import StoreError, UsageError
+from apiatlas.rag.bm25 import BM25Retriever
+from apiatlas.rag.vectorstore import chroma_filter, load_corpus
+
+Strategy = Literal["bm25", "dense", "hybrid"]
+
+
+def doc_key(doc: Document) -> Hashable:
+    """Identity of a document across rankings: its id, else ``(source, chunk)``."""
+    if doc.id:
+        return doc.id
+    chunk = doc.metadata.get("chunk")
+    return (doc.metadata.get("source"), chunk if chunk is not None else doc.page_content)
+
+
+def reciprocal_rank_fusion(
+    rankings: list[list[Document]], *, k: int = 60, weights: list[float] | None = None
+) -> list[Document]:
+    """Fuse rankings: ``score(d) = sum_i weights[i] / (k + rank_i(d))`` with 1-based ranks.
+
+    Args:
+        rankings: Each list best first. A document may appear in several lists.
+        k: Damping constant; larger values flatten the advantage of top ranks.
+        weights: One weight per ranking (default all 1.0).
+
+    Returns:
+        Distinct documents, best first, as copies whose metadata carry ``rrf_score``. Ties keep
+        the order of first appearance.
+
+    Raises:
+        UsageError: ``weights`` does not match ``rankings`` or ``k`` is not positive.
+    """
+    if k <= 0:
+        raise UsageError(f"RRF k must be positive, got {k}.")
+    if weights is None:
+        weights = [1.0] * len(rankings)
+    if len(weights) != len(rankings):
+        raise UsageError(f"Got {len(weights)} RRF weights for {len(rankings)} rankings.")
+    scores: dict[Hashable, float] = {}
+    first: dict[Hashable, Document] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        seen: set[Hashable] = set()
+        for rank, doc in enumerate(ranking, start=1):
+            key = doc_key(doc)
+            if key in seen:  # a duplicate inside one list must not count twice
+                continue
+            seen.add(key)
+            first.setdefault(key, doc)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
+    order = sorted(first, key=lambda key: -scores[key])
+    return [
+        Document(
+            page_content=first[key].page_content,
+            metadata={**first[key].metadata, "rrf_score": scores[key]},
+            id=first[key].id,
+        )
+        for key in order
+    ]
+
+
+class HybridRetriever(BaseRetriever):
+    """Project-scoped BM25 + dense retrieval over the Chroma store, fused with RRF.
+
+    ``invoke(query, project=..., api=..., k=..., strategy=...)`` overrides the fields per call.
+    Results carry ``rrf_score``, ``bm25_rank``/``dense_rank`` (1-based, ``None`` when that half
+    did not find the document) and ``bm25_score``/``dense_score``.
+
+    Attributes:
+        vector_store: The store written by :class:`~apiatlas.rag.vectorstore.VectorIndex`.
+        k: How many fused documents to return.
+        project: Project to search.
+        api: Restrict to one API of the project, or ``None`` for all.
+        fetch_k: How many candidates each half contributes to the fusion.
+        strategy: ``hybrid`` fuses both halves; ``bm25`` or ``dense`` uses one (for evals).
+        rrf_k: RRF damping constant.
+        adaptive_bm25_weight: Weigh the BM25 ranking by the squared ``coverage`` of its best
+            hit, so that keywords matching only a sliver of the query (``new`` in "add a new
+            facility") cannot outvote the dense ranking; ``False`` gives plain RRF.
+    """
+
+    vector_store: Chroma
+    k: int = 8
+    project: str = "default"
+    api: str | None = None
+    fetch_k: int = 30
+    strategy: Strategy = "hybrid"
+    rrf_k: int = 60
+    adaptive_bm25_weight: bool = True
+    _bm25: dict[tuple[str, str | None], BM25Retriever] = PrivateAttr(default_factory=dict)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    def refresh(self) -> None:
+        """Forget the cached BM25 indexes; call after indexing so new documents are seen."""
+        with self._lock:
+            self._bm25.clear()
+
+    def bm25_for(self, project: str, api: str | None = None) -> BM25Retriever:
+        """The (cached) BM25 retriever over every stored document of ``project``/``api``."""
+        key = (project, api)
+        with self._lock:
+            # Built under the lock: concurrent first queries would otherwise each read the corpus.
+            if key not in self._bm25:
+                docs = load_corpus(self.vector_store, project=project, api=api)
+                self._bm25[key] = BM25Retriever.from_documents(docs, k=self.fetch_k)
+            return self._bm25[key]
+
+    def search(
+        self,
+        query: str,
+        *,
+        project: str | None = None,
+        api: str | None = None,
+        k: int | None = None,
+        strategy: Strategy | None = None,
+    ) -> list[Document]:
+        """Retrieve with optional overrides of ``project``, ``api``, ``k`` and ``strategy``.
+
+        An override of ``None`` keeps the field's value.
+
+        Raises:
+            StoreError: The vector store could not be queried.
+        """
+        project = self.project if project is None else project
+        api = self.api if api is None else api
+        limit = self.k if k is None else k
+        strategy = self.strategy if strategy is None else strategy
+        bm25 = self._bm25_half(query, project, api) if strategy != "dense" else []
+        dense = self._dense_half(query, project, api) if strategy != "bm25" else []
+        bm25_ranks = {doc_key(d): (i, d.metadata["score"]) for i, d in enumerate(bm25, 1)}
+        dense_ranks = {doc_key(d): (i, d.metadata["dense_score"]) for i, d in enumerate(dense, 1)}
+        bm25_weight = 1.0
+        if bm25 and self.adaptive_bm25_weight:
+            # Squared: with k=60 a BM25 weight w can lift a dense hit ~60*w places, so a match
+            # on a fifth of the query (w=.04) moves ~2 places while a full match is an equal vote.
+            bm25_weight = max(d.metadata["coverage"] for d in bm25) ** 2
+        fused = reciprocal_rank_fusion([bm25, dense], k=self.rrf_k, weights=[bm25_weight, 1.0])
+        fused = fused[:limit]
+        for doc in fused:
+            key = doc_key(doc)
+            doc.metadata.pop("score", None)
+            doc.metadata.pop("coverage", None)
+            bm25_rank, bm25_score = bm25_ranks.get(key, (None, None))
+            dense_rank, dense_score = dense_ranks.get(key, (None, None))
+            doc.metadata.update(
+                bm25_rank=bm25_rank,
+                bm25_score=bm25_score,
+                dense_rank=dense_rank,
+                dense_score=dense_score,
+            )
+        return fused
+
+    def _bm25_half(self, query: str, project: str, api: str | None) -> list[Document]:
+        return self.bm25_for(project, api).rank(query, self.fetch_k)
+
+    def _dense_half(self, query: str, project: str, api: str | None) -> list[Document]:
+        try:
+            pairs = self.vector_store.similarity_search_with_score(
+                query, k=self.fetch_k, filter=chroma_filter(project, api)
+            )
+        except Exception as e:
+            raise StoreError(f"Dense search in project {project!r} failed: {e}") from e
+        return [
+            Document(
+                page_content=doc.page_content,
+                # Cosine space: similarity = 1 - distance (can dip below 0 for unrelated text).
+                metadata={**doc.metadata, "dense_score": 1.0 - float(distance)},
+                id=doc.id,
+            )
+            for doc, distance in pairs
+        ]
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **overrides: Any
+    ) -> list[Document]:
+        return self.search(query, **overrides)
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **overrides: Any
+    ) -> list[Document]:
+        return await run_in_executor(None, lambda: self.search(query, **overrides))

@@ -1,0 +1,192 @@
+"""The persistent Chroma store and incremental indexing through LangChain's indexing API.
+
+Every document carries ``project`` and ``source`` metadata. Indexing groups records by
+``source_id = "<project>|<source>"`` so that re-ingesting one source of one project replaces
+exactly that source's documents: unchanged documents are skipped (not re-embedded), changed ones
+are replaced, vanished ones deleted, and other projects are never touched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chromadb.config
+from langchain_chroma import Chroma
+from langchain_classic.indexes import SQLRecordManager
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.indexing import index as lc_index
+from langchain_core.vectorstores import VectorStore
+from pydantic import BaseModel
+
+from apiatlas.config import Settings
+from apiatlas.errors import StoreError, UsageError
+
+COLLECTION = "apiatlas"
+SOURCE_ID_KEY = "source_id"
+GROUP_KEY = "group"
+
+
+class IndexStats(BaseModel):
+    """What one :meth:`VectorIndex.index` call changed in the vector store."""
+
+    num_added: int = 0
+    num_updated: int = 0
+    num_skipped: int = 0
+    num_deleted: int = 0
+
+    @property
+    def changed(self) -> bool:
+        """True when anything was added, updated or deleted."""
+        return bool(self.num_added or self.num_updated or self.num_deleted)
+
+
+def open_vector_store(settings: Settings, embeddings: Embeddings) -> Chroma:
+    """Open (creating if needed) the persistent ``apiatlas`` collection under ``chroma_dir``.
+
+    Raises:
+        StoreError: The Chroma directory cannot be created or opened.
+    """
+    try:
+        settings.chroma_dir.mkdir(parents=True, exist_ok=True)
+        return Chroma(
+            collection_name=COLLECTION,
+            embedding_function=embeddings,
+            persist_directory=str(settings.chroma_dir),
+            client_settings=chromadb.config.Settings(anonymized_telemetry=False),
+            # Cosine so that relevance scores are 1 - cosine distance, in [0, 1] for MiniLM.
+            collection_configuration={"hnsw": {"space": "cosine"}},
+        )
+    except Exception as e:  # chromadb raises a zoo of types (sqlite, rust bindings, ValueError)
+        raise StoreError(
+            f"Could not open the Chroma store at {settings.chroma_dir}: {e}. Check the directory "
+            "is writable and not used by another Chroma version; delete it to rebuild the index."
+        ) from e
+
+
+def chroma_filter(project: str, api: str | None = None) -> dict[str, Any]:
+    """The Chroma ``where`` filter selecting one project, optionally one API of it."""
+    if api is None:
+        return {"project": project}
+    return {"$and": [{"project": project}, {"api": api}]}
+
+
+def load_corpus(vector_store: Chroma, *, project: str, api: str | None = None) -> list[Document]:
+    """Every stored document of ``project`` (and ``api``), in a stable order, with ``id`` set.
+
+    Raises:
+        StoreError: The store cannot be read.
+    """
+    try:
+        got = vector_store.get(
+            where=chroma_filter(project, api), include=["metadatas", "documents"]
+        )
+    except Exception as e:
+        raise StoreError(f"Could not read project {project!r} from the vector store: {e}") from e
+    docs = [
+        Document(page_content=text or "", metadata=dict(meta or {}), id=doc_id)
+        for doc_id, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+    ]
+    # Chroma returns storage order; sorting keeps BM25 tie-breaks reproducible across runs.
+    docs.sort(key=lambda d: (str(d.metadata.get("source", "")), str(d.id)))
+    return docs
+
+
+class VectorIndex:
+    """Incremental, project-scoped indexing into a vector store.
+
+    Attributes:
+        vector_store: Where documents and embeddings live.
+        record_manager: Remembers the hash and group of every indexed document.
+    """
+
+    def __init__(
+        self, vector_store: VectorStore, record_manager_url: str, *, namespace: str = "apiatlas"
+    ) -> None:
+        """Connect to the record manager database and create its table if needed.
+
+        Raises:
+            StoreError: The record manager database cannot be opened.
+        """
+        self.vector_store = vector_store
+        try:
+            self.record_manager = SQLRecordManager(namespace, db_url=record_manager_url)
+            self.record_manager.create_schema()
+        except Exception as e:
+            raise StoreError(
+                f"Could not open the record manager at {record_manager_url}: {e}"
+            ) from e
+
+    def index(self, docs: list[Document], *, project: str, sources: list[str]) -> IndexStats:
+        """Make the store hold exactly ``docs`` for every source they (and ``sources``) name.
+
+        Args:
+            docs: The complete new documents of the ingested sources. Each needs a ``source``
+                metadata value; ``project`` metadata is set when missing.
+            project: The project the documents belong to.
+            sources: The groups (``group`` metadata, else ``source``) this ingest covers, including ones that now
+                produce no documents at all; those are emptied.
+
+        Returns:
+            How many documents were added, updated, skipped (unchanged) and deleted.
+
+        Raises:
+            UsageError: A document has no ``source`` or belongs to another project.
+            StoreError: The vector store or record manager failed.
+        """
+        prepared = [_prepare(doc, project) for doc in docs]
+        try:
+            result = lc_index(
+                prepared,
+                self.record_manager,
+                self.vector_store,
+                cleanup="scoped_full",
+                source_id_key=SOURCE_ID_KEY,
+                key_encoder="sha256",
+            )
+            seen = {doc.metadata[SOURCE_ID_KEY] for doc in prepared}
+            gone = [_group_id(project, s) for s in dict.fromkeys(sources)]
+            deleted = self._delete_groups([g for g in gone if g not in seen])
+        except Exception as e:
+            raise StoreError(f"Indexing project {project!r} failed: {e}") from e
+        return IndexStats(
+            num_added=result["num_added"],
+            num_updated=result["num_updated"],
+            num_skipped=result["num_skipped"],
+            num_deleted=result["num_deleted"] + deleted,
+        )
+
+    def _delete_groups(self, group_ids: list[str]) -> int:
+        # scoped_full only cleans sources that still yield a document; a source that now yields
+        # none would keep its stale records forever, so its keys are removed here directly.
+        if not group_ids:
+            return 0
+        keys = self.record_manager.list_keys(group_ids=group_ids)
+        if keys:
+            self.vector_store.delete(keys)
+            self.record_manager.delete_keys(keys)
+        return len(keys)
+
+
+def _group_id(project: str, source: str) -> str:
+    return f"{project}|{source}"
+
+
+def _prepare(doc: Document, project: str) -> Document:
+    meta = dict(doc.metadata)
+    source = meta.get("source")
+    if not isinstance(source, str) or not source:
+        raise UsageError(
+            f"Document {doc.page_content[:60]!r} has no 'source' metadata: every indexed "
+            "document must name the file or URL it came from."
+        )
+    owner = meta.setdefault("project", project)
+    if owner != project:
+        raise UsageError(
+            f"Document from {source} has metadata project={owner!r} but is being indexed into "
+            f"project {project!r}: index it under its own project."
+        )
+    # An ingest location (a spec root with its $ref'd files, a docs directory) is cleaned as a
+    # whole, so documents may name that location as their "group"; otherwise the source is it.
+    meta[SOURCE_ID_KEY] = _group_id(project, str(meta.get(GROUP_KEY) or source))
+    return Document(page_content=doc.page_content, metadata=meta)

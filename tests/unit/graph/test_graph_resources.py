@@ -1,0 +1,111 @@
+"""Resource derivation: path nouns, singular forms, aliases from tags, schemas and prose."""
+
+from __future__ import annotations
+
+import pytest
+
+from apiatlas.graph.resources import (
+    definitions,
+    derive_resources,
+    id_resource_phrase,
+    qualified_alias,
+    resource_chain,
+)
+from apiatlas.graph.words import noun_phrase, singular, split_words
+from apiatlas.loaders.models import ApiSpec, Endpoint, Provenance, RequestBodyInfo, TagInfo
+
+PROV = Provenance(source="spec.yaml")
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [("locations", "location"), ("addresses", "address"), ("categories", "category"),
+     ("statuses", "status"), ("sources", "source"), ("boxes", "box"), ("status", "status"),
+     ("address", "address"), ("batches", "batch"), ("media", "media")],
+)  # fmt: skip
+def test_singular(word: str, expected: str) -> None:
+    assert singular(word) == expected
+
+
+def test_split_and_noun_phrase() -> None:
+    assert split_words("V1ListOrders") == ["v1", "list", "orders"]
+    assert noun_phrase("custom-attributes") == noun_phrase("customAttributes") == "custom attribute"
+    assert noun_phrase("custom_attributes") == "custom attribute"
+
+
+@pytest.mark.parametrize(
+    ("path", "chain"),
+    [
+        ("/v2/locations/{location_id}", ["location"]),
+        ("/v2/shipments/{shipment_id}/tracking-events", ["shipment", "tracking event"]),
+        ("/V1/inventory/sources", ["inventory", "source"]),
+        ("/rest/default/V1/inventory/sources/{sourceCode}", ["inventory", "source"]),
+        ("/v2/customers/search", ["customer"]),
+        ("/v2/orders/batch-retrieve", ["order"]),
+        ("/V1/carts/mine/items", ["cart", "item"]),
+        ("/v2/bank-accounts/by-v1-id/{v1_bank_account_id}", ["bank account"]),
+        ("/V1/inventory/source-items-delete", ["inventory"]),
+        ("/v2/{id}", ["root"]),
+    ],
+)
+def test_resource_chain(path: str, chain: list[str]) -> None:
+    assert resource_chain(path) == chain
+
+
+def test_id_phrases() -> None:
+    assert id_resource_phrase("origin_location_id") == "origin location"
+    assert id_resource_phrase("locationId") == "location"
+    assert id_resource_phrase("id") is None and id_resource_phrase("sku") is None
+
+
+def test_definitions_are_recognised_conservatively() -> None:
+    text = (
+        "Creates a location (also called a facility or site). **Sources** are the physical "
+        "locations from which you ship. Orders are created when paid. Segments, also known as "
+        "smart groups, are handy."
+    )
+    assert definitions(text) == [
+        ("location", "facility"),
+        ("location", "site"),
+        ("segment", "smart group"),
+        ("source", "physical location"),
+    ]
+    assert definitions("Nothing to see here. Items are returned in pages.") == []
+
+
+def test_qualified_alias() -> None:
+    assert qualified_alias("inventoryApiSourceRepositoryV1", "source") == "inventory source"
+    assert qualified_alias("CreateLocationRequest", "location") is None  # same as the name
+    assert qualified_alias("CustomerGroup", "group") == "customer group"
+    assert qualified_alias("tax-data-tax-class-interface", "class") == "tax class"
+    assert qualified_alias("carts/{cartId}/giftCards", "gift card") is None
+    assert qualified_alias("LinkCustomerToGiftCard", "gift card") is None
+    assert qualified_alias("Orders", "location") is None
+
+
+def test_derive_resources_collects_aliases_and_parents() -> None:
+    spec = ApiSpec(
+        name="x",
+        title="X",
+        spec_format="openapi 3.0.3",
+        source="spec.yaml",
+        tags=[TagInfo(name="Facility Locations", description="A location (a.k.a. depot).")],
+        endpoints=[
+            Endpoint(method="POST", path="/v2/locations", operation_id="CreateLocation",
+                     tags=["Facility Locations"], provenance=PROV,
+                     request_body=RequestBodyInfo(schema_name="CreateLocationRequest", provenance=PROV)),
+            Endpoint(method="GET", path="/v2/shipments/{shipment_id}/tracking-events",
+                     description="Tracking events (also called scans) of a shipment.", provenance=PROV),
+            Endpoint(method="POST", path="/v2/shipments/{shipment_id}/test", operation_id="TestShipment",
+                     provenance=PROV),
+        ],
+    )  # fmt: skip
+    index = derive_resources(spec)
+    assert sorted(index.resources) == ["location", "shipment", "shipment/tracking-event"]
+    assert index.resources["location"].aliases == {"depot", "facility location"}
+    assert index.resources["shipment/tracking-event"].aliases == {"scan"}
+    assert index.resources["shipment/tracking-event"].parent == "shipment"
+    assert index.of_endpoint["POST /v2/shipments/{shipment_id}/test"] == "shipment"
+    assert index.find("origin location") == "location"
+    assert index.find("tracking event") == "shipment/tracking-event"
+    assert index.find("carrier") is None
