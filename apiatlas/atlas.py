@@ -1,0 +1,228 @@
+"""``ApiAtlas``: the object most users need — ingest specs and docs, then ask questions.
+
+It wires the embedded defaults together (SQLite knowledge graph, persistent Chroma, the packaged
+MiniLM embeddings, the deterministic composer). Every component can be injected instead, which is
+how production backends and tests plug in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from pathlib import Path
+from time import perf_counter
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.vectorstores import VectorStore
+from langgraph.graph.state import CompiledStateGraph
+from pydantic import BaseModel, Field
+
+from apiatlas.config import Settings
+from apiatlas.graph.ingest import ingest_graph
+from apiatlas.graph.model import ChangeSummary, GraphStats
+from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.loaders.cards import endpoint_documents
+from apiatlas.loaders.docs import load_docs
+from apiatlas.loaders.fetch import FetchPolicy
+from apiatlas.loaders.models import ApiSpec, DocPage, LoadWarning
+from apiatlas.loaders.openapi import load_openapi
+from apiatlas.loaders.splitting import TokenSplitter, section_documents
+from apiatlas.rag.agent import build_agent, run_agent
+from apiatlas.rag.context import AgentContext
+from apiatlas.rag.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
+from apiatlas.rag.hybrid import HybridRetriever
+from apiatlas.rag.result import AnswerResult
+from apiatlas.rag.vectorstore import GROUP_KEY, IndexStats, VectorIndex, open_vector_store
+
+ProgressCallback = Callable[[str, int, int], None]
+"""Called as ``(stage, done, total)`` while ingesting."""
+
+
+class IngestReport(BaseModel):
+    """What one ingest loaded and changed."""
+
+    project: str
+    apis: list[str] = Field(default_factory=list)
+    endpoints: int = 0
+    doc_pages: int = 0
+    doc_chunks: int = 0
+    cards: int = 0
+    graph: ChangeSummary = Field(default_factory=ChangeSummary)
+    vectors: IndexStats | None = None
+    warnings: list[LoadWarning] = Field(default_factory=list)
+    seconds: dict[str, float] = Field(default_factory=dict)
+
+
+def _grouped(document: Document, group: str) -> Document:
+    """Tag a document with the ingest location it belongs to, the unit of vector cleanup."""
+    document.metadata[GROUP_KEY] = group
+    return document
+
+
+def docs_scope_name(location: str | Path) -> str:
+    """A stable, readable scope name for a documentation location (a dir, file or URL)."""
+    text = str(location)
+    if not re.match(r"^https?://", text):
+        text = str(Path(text).resolve())
+    return re.sub(r"[^A-Za-z0-9._/-]+", "-", text).strip("-")
+
+
+class ApiAtlas:
+    """Ingest OpenAPI specs and guides into a knowledge graph and a vector store; answer questions.
+
+    Args:
+        settings: Where state lives and which embeddings to use. Defaults to ``Settings()``.
+        graph_store: A knowledge-graph store; the embedded SQLite store by default.
+        embeddings: Embeddings for vectors and resource matching; from ``settings`` by default.
+        vector_store: A LangChain vector store; persistent Chroma under the home by default.
+
+    Example:
+        >>> atlas = ApiAtlas(Settings(home=Path(".apiatlas")))
+        >>> atlas.ingest(openapi=["openapi.yaml"], docs=["guides/"])
+        >>> print(atlas.ask("What endpoints can I use to create a location?").answer)
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        graph_store: KnowledgeGraphStore | None = None,
+        embeddings: Embeddings | None = None,
+        vector_store: VectorStore | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        self.settings.ensure_home()
+        self.graph = graph_store or SqliteGraphStore(self.settings.graph_path)
+        # The model and the vector store are opened on first use, so that bad input and
+        # `graph stats` fail or answer fast without loading a model.
+        self._embeddings = embeddings
+        self._vector_store = vector_store
+
+    @cached_property
+    def embeddings(self) -> Embeddings:
+        """The embeddings used for vectors and resource matching."""
+        return self._embeddings or load_embeddings(self.settings)
+
+    @cached_property
+    def vector_store(self) -> VectorStore:
+        """The vector store holding endpoint cards and guide chunks."""
+        return self._vector_store or open_vector_store(self.settings, self.embeddings)
+
+    @cached_property
+    def vector_index(self) -> VectorIndex:
+        """The indexing-API front of the vector store."""
+        return VectorIndex(self.vector_store, self.settings.record_manager_url)
+
+    @cached_property
+    def retriever(self) -> HybridRetriever:
+        """Hybrid BM25 + dense retriever over the vector store."""
+        return HybridRetriever(vector_store=self.vector_store, project=self.settings.project)
+
+    @cached_property
+    def agent(self) -> CompiledStateGraph:
+        """The compiled agent graph (usable as a subgraph in your own LangGraph app)."""
+        return build_agent(
+            store=self.graph, vector_retriever=self.retriever, embeddings=self.embeddings
+        )
+
+    @cached_property
+    def splitter(self) -> TokenSplitter:
+        """The token-aware splitter, sized to the embedding model's window."""
+        return TokenSplitter(local_tokenizer(), max_tokens=LOCAL_MAX_TOKENS)
+
+    def ingest(
+        self,
+        *,
+        openapi: Sequence[str | Path] = (),
+        docs: Sequence[str | Path] = (),
+        project: str | None = None,
+        api: str | None = None,
+        fetch_policy: FetchPolicy | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> IngestReport:
+        """Load specs and docs, then update the graph and the vectors of ``project``.
+
+        Everything is loaded and validated before anything is written, so a broken input
+        leaves both stores exactly as they were.
+
+        Raises:
+            LoaderError: A source could not be read (names the file, pointer or URL).
+            StoreError: A store failed; the graph is unchanged.
+        """
+        project = project or self.settings.project
+        report = IngestReport(project=project)
+        notify = progress or (lambda stage, done, total: None)
+        started = perf_counter()
+
+        specs: list[ApiSpec] = []
+        for i, location in enumerate(openapi):
+            notify("load specs", i, len(openapi))
+            specs.extend(load_openapi(location, api=api, fetch_policy=fetch_policy))
+        notify("load specs", len(openapi), len(openapi))
+        pages: dict[str, list[DocPage]] = {}
+        for i, location in enumerate(docs):
+            notify("load docs", i, len(docs))
+            pages[docs_scope_name(location)] = load_docs(location, fetch_policy=fetch_policy)
+        notify("load docs", len(docs), len(docs))
+        report.seconds["load"] = perf_counter() - started
+
+        cards = [
+            _grouped(card, spec.source)
+            for spec in specs
+            for card in endpoint_documents(spec, project=project)
+        ]
+        chunks = [
+            _grouped(chunk, scope)
+            for scope, group in pages.items()
+            for chunk in section_documents(group, project=project, splitter=self.splitter)
+        ]
+        documents = self.splitter.split_documents(cards) + chunks
+        report.apis = [spec.name for spec in specs]
+        report.endpoints = sum(len(spec.endpoints) for spec in specs)
+        report.cards = len(cards)
+        report.doc_pages = sum(len(group) for group in pages.values())
+        report.doc_chunks = len(chunks)
+        report.warnings = [w for spec in specs for w in spec.warnings]
+
+        mark = perf_counter()
+        notify("embed and index", 0, len(documents))
+        report.vectors = self.vector_index.index(
+            documents,
+            project=project,
+            sources=[spec.source for spec in specs] + list(pages),
+        )
+        notify("embed and index", len(documents), len(documents))
+        report.seconds["vectors"] = perf_counter() - mark
+
+        mark = perf_counter()
+        notify("knowledge graph", 0, 1)
+        report.graph = ingest_graph(self.graph, project, specs=specs, docs=pages)
+        notify("knowledge graph", 1, 1)
+        report.seconds["graph"] = perf_counter() - mark
+        report.seconds["total"] = perf_counter() - started
+        self.retriever.refresh()
+        return report
+
+    def ask(
+        self, question: str, *, project: str | None = None, api: str | None = None, k: int = 5
+    ) -> AnswerResult:
+        """Answer a question about the project's APIs with a cited Markdown answer."""
+        context = AgentContext(project=project or self.settings.project, api=api, k=k)
+        return run_agent(self.agent, question, context=context)
+
+    def stats(self, project: str | None = None) -> GraphStats:
+        """Knowledge-graph counts for one project (or all)."""
+        return self.graph.stats(project)
+
+    def close(self) -> None:
+        """Close the stores."""
+        self.graph.close()
+
+    def __enter__(self) -> ApiAtlas:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

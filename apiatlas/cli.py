@@ -1,0 +1,176 @@
+"""The ``apiatlas`` command line. Command names, flags and exit codes are a contract.
+
+Exit codes: 0 success (an abstention is a success), 2 usage error or bad input, 1 runtime failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from apiatlas.config import Settings
+from apiatlas.errors import ApiAtlasError, UsageError
+
+EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--home", help="state directory (default: $APIATLAS_HOME or ./.apiatlas)")
+    common.add_argument("--project", help="project to use (default: $APIATLAS_PROJECT or 'default')")
+
+    parser = argparse.ArgumentParser(
+        prog="apiatlas", description="Grounded, cited answers about your APIs."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    ingest = commands.add_parser("ingest", parents=[common], help="load OpenAPI specs and docs")
+    ingest.add_argument("--openapi", action="append", default=[], metavar="PATH_OR_URL")
+    ingest.add_argument("--docs", action="append", default=[], metavar="PATH_OR_URL")
+    ingest.add_argument("--api", help="name for the API (default: from the spec title)")
+    ingest.add_argument(
+        "--allow-private", action="store_true", help="allow fetching from private/loopback hosts"
+    )
+    ingest.add_argument(
+        "--allow-host", action="append", default=[], metavar="HOST", help="only fetch these hosts"
+    )
+
+    ask = commands.add_parser("ask", parents=[common], help="ask a question")
+    ask.add_argument("question")
+    ask.add_argument("--api", help="restrict to one API")
+    ask.add_argument("-k", type=int, default=5, help="how many endpoints to present at most")
+    ask.add_argument("--json", action="store_true", help="print the structured result as JSON")
+
+    graph = commands.add_parser("graph", help="inspect the knowledge graph")
+    graph_commands = graph.add_subparsers(dest="graph_command", required=True)
+    stats = graph_commands.add_parser("stats", parents=[common], help="node and edge counts")
+    stats.add_argument("--json", action="store_true")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings.from_env(home=args.home, project=args.project)
+
+
+def _ingest(args: argparse.Namespace, console: Console) -> int:
+    from apiatlas.atlas import ApiAtlas
+    from apiatlas.loaders.fetch import FetchPolicy
+
+    if not args.openapi and not args.docs:
+        raise UsageError("nothing to ingest: pass --openapi PATH_OR_URL and/or --docs PATH_OR_URL")
+    policy = FetchPolicy(allow_private=args.allow_private, allowlist=tuple(args.allow_host))
+    with Progress(
+        TextColumn("{task.description:<16}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as bar, ApiAtlas(_settings(args)) as atlas:
+        tasks: dict[str, TaskID] = {}
+
+        def on_progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=max(total, 1))
+            bar.update(tasks[stage], completed=done, total=max(total, 1))
+
+        report = atlas.ingest(
+            openapi=args.openapi,
+            docs=args.docs,
+            project=args.project,
+            api=args.api,
+            fetch_policy=policy,
+            progress=on_progress,
+        )
+    table = Table(title=f"Ingested into project '{report.project}'")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    rows = [
+        ("APIs", ", ".join(report.apis) or "-"),
+        ("endpoints", report.endpoints),
+        ("doc pages", report.doc_pages),
+        ("doc chunks", report.doc_chunks),
+        ("graph nodes added/updated/removed", f"{report.graph.nodes_added}/"
+         f"{report.graph.nodes_updated}/{report.graph.nodes_removed}"),
+    ]
+    if report.vectors is not None:
+        v = report.vectors
+        rows.append(("vectors added/updated/skipped/deleted",
+                     f"{v.num_added}/{v.num_updated}/{v.num_skipped}/{v.num_deleted}"))
+    rows.append(("seconds", f"{report.seconds.get('total', 0.0):.1f}"))
+    for name, value in rows:
+        table.add_row(name, str(value))
+    console.print(table)
+    if report.warnings:
+        console.print(f"[yellow]{len(report.warnings)} warning(s):[/yellow]")
+        for warning in report.warnings:
+            console.print(f"  - {warning.source}#{warning.pointer}: {warning.message}", markup=False)
+    return EXIT_OK
+
+
+def _ask(args: argparse.Namespace, console: Console) -> int:
+    from apiatlas.atlas import ApiAtlas
+
+    with ApiAtlas(_settings(args)) as atlas:
+        result = atlas.ask(args.question, project=args.project, api=args.api, k=args.k)
+    if args.json:
+        sys.stdout.write(json.dumps(result.model_dump(mode="json"), indent=2) + "\n")
+    else:
+        console.print(Markdown(result.answer))
+        console.print(f"[dim]route: {' -> '.join(result.route)}[/dim]")
+    return EXIT_OK
+
+
+def _graph_stats(args: argparse.Namespace, console: Console) -> int:
+    from apiatlas.graph.sqlite_store import SqliteGraphStore
+
+    settings = _settings(args)
+    if not settings.graph_path.exists():
+        raise UsageError(f"no knowledge graph at {settings.graph_path}: run `apiatlas ingest` first")
+    store = SqliteGraphStore(settings.graph_path)
+    try:
+        stats = store.stats(args.project)
+    finally:
+        store.close()
+    if args.json:
+        sys.stdout.write(stats.model_dump_json(indent=2) + "\n")
+        return EXIT_OK
+    table = Table(title=f"Knowledge graph ({args.project or 'all projects'})")
+    table.add_column("kind")
+    table.add_column("name")
+    table.add_column("count", justify="right")
+    for label, count in sorted(stats.nodes.items()):
+        table.add_row("node", label, str(count))
+    for edge, count in sorted(stats.edges.items()):
+        table.add_row("edge", edge, str(count))
+    console.print(table)
+    console.print(f"APIs: {', '.join(stats.apis) or '-'}")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return its exit code."""
+    args = _parser().parse_args(argv)
+    console = Console(stderr=bool(getattr(args, "json", False)))
+    handlers = {"ingest": _ingest, "ask": _ask, "graph": _graph_stats}
+    try:
+        return handlers[args.command](args, console)
+    except UsageError as e:
+        console.print(Text.assemble(("error: ", "bold red"), str(e)))
+        return EXIT_USAGE
+    except ApiAtlasError as e:
+        console.print(Text.assemble(("failed: ", "bold red"), str(e)))
+        return EXIT_RUNTIME
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,171 @@
+"""``make bench``: in-process, warm timings, side by side in one run.
+
+Reports, for the sample API and (when ``../shared/data`` is present) Square and Adobe Commerce
+admin with its guides: first-ingest time and counts, unchanged re-ingest time, raw embedding
+throughput, and ``ask`` latency median/p95 per agent route. Writes a dated Markdown file.
+The machine is shared and noisy: read medians and ratios, not single numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from time import perf_counter
+
+from apiatlas.atlas import ApiAtlas, IngestReport
+from apiatlas.config import Settings
+from apiatlas.sample import sample_guides_dir, sample_spec_path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Dataset:
+    """One API to ingest and the questions to time on it."""
+
+    name: str
+    openapi: list[Path]
+    docs: list[Path] = field(default_factory=list)
+    questions: tuple[str, ...] = ()
+
+
+def datasets(shared: Path) -> list[Dataset]:
+    """The sample API always; Square and Adobe admin when the shared data is present."""
+    found = [
+        Dataset(
+            "sample",
+            [sample_spec_path()],
+            [sample_guides_dir()],
+            (
+                "What endpoints can I use to create a location?",
+                "How do I create a shipment?",
+                "register a new courier",
+                "How do I verify a webhook signature?",
+                "How do I create an invoice?",
+                "list all tracking events for a parcel",
+            ),
+        )
+    ]
+    if (shared / "square").is_dir():
+        found.append(
+            Dataset(
+                "square",
+                [shared / "square/spec/api.json"],
+                questions=(
+                    "What endpoints can I use to create a location?",
+                    "How do I search for customers by email?",
+                    "update an order",
+                    "delete a customer",
+                    "How do I refund a payment?",
+                    "create a shipping label",
+                ),
+            )
+        )
+    if (shared / "adobe-commerce").is_dir():
+        found.append(
+            Dataset(
+                "adobe-admin",
+                [shared / "adobe-commerce/spec/src/openapi/admin-schema-2.4.8.yaml"],
+                [shared / "adobe-commerce/docs/src/pages"],
+                (
+                    "How do I create an inventory source?",
+                    "get a product by sku",
+                    "cancel an order",
+                    "How do I get an admin token?",
+                    "create a customer",
+                    "delete a spaceship",
+                ),
+            )
+        )
+    return found
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100)."""
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[rank]
+
+
+def embedding_throughput(atlas: ApiAtlas, texts: list[str]) -> float:
+    """Texts per second for the raw embedding model on ``texts``."""
+    atlas.embeddings.embed_documents(texts[:8])
+    started = perf_counter()
+    atlas.embeddings.embed_documents(texts)
+    return len(texts) / (perf_counter() - started)
+
+
+def run(shared: Path, repeat: int) -> str:
+    """Run every measurement and return the Markdown report."""
+    lines = [f"# apiatlas benchmark, {date.today().isoformat()}", ""]
+    ingest_rows: list[str] = []
+    latencies: dict[tuple[str, str], list[float]] = defaultdict(list)
+    with tempfile.TemporaryDirectory() as home:
+        atlas = ApiAtlas(Settings(home=Path(home), project="bench"))
+        with atlas:
+            for ds in datasets(shared):
+                first: IngestReport = atlas.ingest(openapi=ds.openapi, docs=ds.docs, project=ds.name)
+                again: IngestReport = atlas.ingest(openapi=ds.openapi, docs=ds.docs, project=ds.name)
+                total = first.seconds["total"]
+                ingest_rows.append(
+                    f"| {ds.name} | {first.endpoints} | {first.doc_chunks} | {total:.1f} | "
+                    f"{first.seconds['vectors']:.1f} | {first.seconds['graph']:.1f} | "
+                    f"{first.endpoints / total:.0f} | "
+                    f"{(first.cards + first.doc_chunks) / first.seconds['vectors']:.0f} | "
+                    f"{again.seconds['total']:.1f} | {again.graph.changed} |"
+                )
+                for question in ds.questions:
+                    atlas.ask(question, project=ds.name)  # warm
+                    for _ in range(repeat):
+                        started = perf_counter()
+                        result = atlas.ask(question, project=ds.name)
+                        elapsed = (perf_counter() - started) * 1000
+                        latencies[(ds.name, " → ".join(result.route))].append(elapsed)
+            texts = [f"POST /v2/things/{i} creates thing number {i} with a name" for i in range(256)]
+            throughput = embedding_throughput(atlas, texts)
+    lines += [
+        "## Ingest (first run, then an unchanged re-run)",
+        "",
+        "| dataset | endpoints | doc chunks | first s | embed+index s | graph s | ops/s | "
+        "chunks/s (cards+docs) | unchanged re-run s | re-run changed graph |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        *ingest_rows,
+        "",
+        f"Raw embedding model throughput in the same run: {throughput:.0f} texts/s "
+        "(256 short texts, one batch call).",
+        "",
+        f"## `ask` latency per route (warm, in-process, {repeat} runs per question)",
+        "",
+        "| dataset | route | runs | median ms | p95 ms |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
+    for (name, route), values in sorted(latencies.items()):
+        lines.append(
+            f"| {name} | {route} | {len(values)} | {statistics.median(values):.1f} | "
+            f"{percentile(values, 95):.1f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and write ``evals/results/bench-<date>.md``."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=REPO / "evals" / "results")
+    args = parser.parse_args(argv)
+    report = run(args.shared, args.repeat)
+    args.out.mkdir(parents=True, exist_ok=True)
+    target = args.out / f"bench-{date.today().isoformat()}.md"
+    target.write_text(report, encoding="utf-8")
+    print(report)
+    print(f"written to {target}")
+
+
+if __name__ == "__main__":
+    main()

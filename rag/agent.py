@@ -1,0 +1,228 @@
+"""The agent: a LangGraph state machine from a question to a cited answer.
+
+analyse -> knowledge_graph -> [vector_fallback] -> compose. The vector step runs when the graph
+found nothing, when the question is a how-to, and to fetch guide passages for the endpoints found;
+it is skipped when the question names its endpoints outright and the graph found them.
+
+Use :func:`build_agent` to get a compiled graph (it can be a subgraph of your own app), and
+:func:`run_agent` / :func:`arun_agent` to ask one question.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from apiatlas.errors import StoreError
+from apiatlas.graph.model import EndpointDetail, EndpointRef
+from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.rag.composer import compose_answer, relevant_passages
+from apiatlas.rag.context import AgentContext
+from apiatlas.rag.intent import analyse_question
+from apiatlas.rag.kg_retriever import KnowledgeGraphRetriever
+from apiatlas.rag.result import AnswerResult
+from apiatlas.rag.state import AgentState, InputState, OutputState
+
+Node = Callable[[AgentState, Runtime[AgentContext]], dict[str, Any]]
+
+
+class AgentNodes(Protocol):
+    """The four node functions the agent's topology wires together."""
+
+    def analyse(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
+
+    def knowledge_graph(
+        self, state: AgentState, runtime: Runtime[AgentContext]
+    ) -> dict[str, Any]: ...
+
+    def vector_fallback(
+        self, state: AgentState, runtime: Runtime[AgentContext]
+    ) -> dict[str, Any]: ...
+
+    def compose(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
+
+
+def route_after_graph(state: AgentState) -> Literal["vector_fallback", "compose"]:
+    """Skip the vector step only when the question named endpoints and the graph found them."""
+    lookup = state["lookup"]
+    if lookup.primary and lookup.intent.explicit and not lookup.intent.is_howto:
+        return "compose"
+    return "vector_fallback"
+
+
+def _timed(name: str, fn: Node) -> Node:
+    def node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        started = time.perf_counter()
+        update = fn(state, runtime)
+        elapsed = round((time.perf_counter() - started) * 1000, 2)
+        return {**update, "route": [name], "timings_ms": {name: elapsed}}
+
+    node.__name__ = name
+    return node
+
+
+def build_state_graph(nodes: AgentNodes) -> StateGraph:
+    """The agent's topology (uncompiled), with ``nodes`` as its node functions."""
+    graph = StateGraph(
+        AgentState, context_schema=AgentContext, input_schema=InputState, output_schema=OutputState
+    )
+    graph.add_node("analyse", _timed("analyse", nodes.analyse))
+    graph.add_node("knowledge_graph", _timed("knowledge_graph", nodes.knowledge_graph))
+    graph.add_node("vector_fallback", _timed("vector_fallback", nodes.vector_fallback))
+    graph.add_node("compose", _timed("compose", nodes.compose))
+    graph.add_edge(START, "analyse")
+    graph.add_edge("analyse", "knowledge_graph")
+    graph.add_conditional_edges("knowledge_graph", route_after_graph)
+    graph.add_edge("vector_fallback", "compose")
+    graph.add_edge("compose", END)
+    return graph
+
+
+class GraphRagNodes:
+    """The node functions, bound to the knowledge graph and a vector retriever.
+
+    Args:
+        store: The knowledge-graph store.
+        vector_retriever: A retriever over endpoint cards and guide chunks that accepts
+            ``project``, ``api`` and ``k`` keyword arguments (e.g. ``HybridRetriever``).
+        embeddings: Embeddings for matching question terms to resources.
+    """
+
+    def __init__(
+        self, store: KnowledgeGraphStore, vector_retriever: BaseRetriever, embeddings: Embeddings
+    ) -> None:
+        self.store = store
+        self.vectors = vector_retriever
+        self.graph = KnowledgeGraphRetriever(store=store, embeddings=embeddings)
+
+    def analyse(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        """Parse the question into an intent."""
+        return {"intent": analyse_question(state["question"])}
+
+    def knowledge_graph(
+        self, state: AgentState, runtime: Runtime[AgentContext]
+    ) -> dict[str, Any]:
+        """Look the question up in the graph and load details of what it found."""
+        ctx = runtime.context or AgentContext()
+        lookup = self.graph.lookup(
+            state["question"], project=ctx.project, api=ctx.api, k=ctx.k, intent=state["intent"]
+        )
+        keys = [p.key for p in lookup.primary] + [d.provider.key for d in lookup.prerequisites]
+        details: dict[str, EndpointDetail] = {}
+        for key in dict.fromkeys(keys):
+            detail = self.store.get_endpoint(ctx.project, key)
+            if detail is not None:
+                details[key] = detail
+        return {"lookup": lookup, "details": details}
+
+    def vector_fallback(
+        self, state: AgentState, runtime: Runtime[AgentContext]
+    ) -> dict[str, Any]:
+        """Fetch guide passages, and the graph endpoints the relevant guide sections describe."""
+        ctx = runtime.context or AgentContext()
+        try:
+            documents = self.vectors.invoke(
+                state["question"], project=ctx.project, api=ctx.api, k=ctx.k
+            )
+        except Exception as e:  # any vector backend failure surfaces as our store error
+            raise StoreError(f"The vector retriever failed: {e}") from e
+        related: list[EndpointRef] = []
+        lookup = state["lookup"]
+        if not lookup.primary:
+            related = self._described(ctx, relevant_passages(lookup, documents))
+        return {"documents": documents, "related": related[: ctx.k]}
+
+    def compose(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        """Write the cited answer."""
+        result = compose_answer(
+            state["question"],
+            lookup=state["lookup"],
+            details=state.get("details", {}),
+            documents=state.get("documents", []),
+            related=state.get("related", []),
+        )
+        return {"result": result}
+
+    def _described(self, ctx: AgentContext, passages: list[Document]) -> list[EndpointRef]:
+        """Endpoints linked (DESCRIBES) from the sections the passages come from."""
+        wanted = {(d.metadata.get("source"), d.metadata.get("anchor") or "") for d in passages}
+        if not wanted:
+            return []
+        out: dict[str, EndpointRef] = {}
+        for node in self.store.nodes(ctx.project, "DocSection"):
+            if (node.props.get("source"), node.props.get("anchor") or "") not in wanted:
+                continue
+            hood = self.store.neighbourhood(ctx.project, node.key, depth=1)
+            for edge in hood.edges:
+                if edge.type == "DESCRIBES" and edge.src == node.key and edge.dst not in out:
+                    detail = self.store.get_endpoint(ctx.project, edge.dst)
+                    if detail is not None and (ctx.api is None or detail.endpoint.api == ctx.api):
+                        out[edge.dst] = detail.endpoint
+        return list(out.values())
+
+
+def build_agent(
+    *,
+    store: KnowledgeGraphStore,
+    vector_retriever: BaseRetriever,
+    embeddings: Embeddings,
+    checkpointer: Any = None,
+) -> CompiledStateGraph:
+    """Compile the agent over a knowledge-graph store and a vector retriever.
+
+    Args:
+        store: The knowledge-graph store.
+        vector_retriever: Retriever over endpoint cards and guide chunks (``HybridRetriever``).
+        embeddings: Embeddings used to match question terms to resources.
+        checkpointer: Optional LangGraph checkpointer.
+    """
+    nodes = GraphRagNodes(store, vector_retriever, embeddings)
+    return build_state_graph(nodes).compile(checkpointer=checkpointer, name="apiatlas")
+
+
+def run_agent(
+    agent: CompiledStateGraph,
+    question: str,
+    *,
+    context: AgentContext,
+    config: RunnableConfig | None = None,
+) -> AnswerResult:
+    """Ask one question; the result carries the route taken and per-node timings.
+
+    Args:
+        agent: From :func:`build_agent`.
+        question: The developer's question.
+        context: Project, API and ``k`` for this question.
+        config: LangGraph config, e.g. ``{"configurable": {"thread_id": ...}}`` with a
+            checkpointer.
+    """
+    state = agent.invoke({"question": question}, config=config, context=context)
+    return _state_result(state)
+
+
+async def arun_agent(
+    agent: CompiledStateGraph,
+    question: str,
+    *,
+    context: AgentContext,
+    config: RunnableConfig | None = None,
+) -> AnswerResult:
+    """Async :func:`run_agent`."""
+    state = await agent.ainvoke({"question": question}, config=config, context=context)
+    return _state_result(state)
+
+
+def _state_result(state: dict[str, Any]) -> AnswerResult:
+    result: AnswerResult = state["result"]
+    route = list(state.get("route", []))
+    timings = dict(state.get("timings_ms", {}))
+    return result.model_copy(update={"route": route, "timings_ms": timings})

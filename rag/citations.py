@@ -1,0 +1,55 @@
+"""Numbered citations: one number per distinct spec item or guide section, in first-use order."""
+
+from __future__ import annotations
+
+from apiatlas.rag.result import Citation
+
+
+class CitationRegistry:
+    """Hands out citation numbers ``[1]``, ``[2]``… and remembers what each one points at.
+
+    Citing the same item twice returns the same number, so numbers in the answer are unique and
+    every number resolves to exactly one :class:`~apiatlas.rag.result.Citation`.
+    """
+
+    def __init__(self) -> None:
+        self._by_uri: dict[str, Citation] = {}
+
+    def spec(self, source: str, pointer: str, title: str = "") -> int | None:
+        """Cite a spec item by file and JSON pointer; ``None`` when the source is unknown."""
+        if not source:
+            return None
+        return self._add("spec", source, f"{source}#{pointer}", pointer, title)
+
+    def doc(self, source: str, anchor: str = "", title: str = "") -> int | None:
+        """Cite a guide section by file/URL and heading anchor; ``None`` without a source."""
+        if not source:
+            return None
+        uri = f"{source}#{anchor}" if anchor else source
+        return self._add("doc", source, uri, anchor, title)
+
+    def citations(self) -> list[Citation]:
+        """All citations, numbered from 1 in the order they were first cited."""
+        return sorted(self._by_uri.values(), key=lambda c: c.n)
+
+    def _add(self, kind: str, source: str, uri: str, pointer: str, title: str) -> int:
+        found = self._by_uri.get(uri)
+        if found is None:
+            found = Citation(
+                n=len(self._by_uri) + 1,
+                kind=kind,  # type: ignore[arg-type]
+                source=source,
+                uri=uri,
+                pointer=pointer,
+                title=title,
+            )
+            self._by_uri[uri] = found
+        return found.n
+
+    def sources_markdown(self) -> str:
+        """A ``Sources`` list: ``[n] title — uri`` per citation."""
+        lines = [
+            f"[{c.n}] {c.title} — `{c.uri}`" if c.title else f"[{c.n}] `{c.uri}`"
+            for c in self.citations()
+        ]
+        return "\n".join(lines)

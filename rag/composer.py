@@ -1,0 +1,304 @@
+"""The deterministic composer: graph lookup + guide passages -> a cited Markdown answer.
+
+Three shapes of answer: endpoints (with required inputs, an example request, prerequisite calls
+and a guide passage), a guide answer (how-to questions the guides answer, with the endpoints the
+cited sections describe), or an abstention that names the closest existing things. Only endpoints
+that exist in the knowledge graph are ever presented.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from langchain_core.documents import Document
+
+from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef
+from apiatlas.graph.words import singular, split_words
+from apiatlas.rag.citations import CitationRegistry
+from apiatlas.rag.examples import example_for
+from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.result import AnswerEndpoint, AnswerExample, AnswerResult
+
+MAX_EXAMPLES = 2
+MAX_FIELDS = 8
+PASSAGE_CHARS = 600
+
+
+def compose_answer(
+    question: str,
+    *,
+    lookup: GraphLookup,
+    details: Mapping[str, EndpointDetail],
+    documents: Sequence[Document] = (),
+    related: Sequence[EndpointRef] = (),
+) -> AnswerResult:
+    """Write the answer for ``question``.
+
+    Args:
+        question: The question as asked.
+        lookup: The knowledge-graph lookup.
+        details: Endpoint details by key, for primary and prerequisite endpoints.
+        documents: Vector hits (guide chunks ``kind="doc"``; others are ignored).
+        related: Graph endpoints described by the guide sections found (for how-to answers).
+    """
+    cites = CitationRegistry()
+    passages = relevant_passages(lookup, documents)
+    if lookup.primary:
+        return _endpoint_answer(question, lookup, details, passages, cites)
+    intent = lookup.intent
+    asks_missing_thing = bool(lookup.unmatched_terms) and any(k != "action" for k in intent.kinds)
+    if passages and not asks_missing_thing:
+        return _guide_answer(question, lookup, passages, related, cites)
+    return _abstain(question, lookup)
+
+
+def relevant_passages(lookup: GraphLookup, documents: Sequence[Document]) -> list[Document]:
+    """Guide chunks that mention a resource term of the question (else a keyword), one per section."""
+    intent = lookup.intent
+    terms = [_words(t) for t in intent.resource_terms] or [
+        _words(w) for w in intent.keywords if w not in intent.verbs
+    ]
+    out: list[Document] = []
+    seen: set[tuple[str, str]] = set()
+    for doc in documents:
+        # One passage per section: two chunks of one section would carry the same citation.
+        if doc.metadata.get("kind") != "doc" or _doc_id(doc) in seen:
+            continue
+        words = _words(f"{doc.page_content} {_section_title(doc)}")
+        if any(t and t <= words for t in terms):
+            seen.add(_doc_id(doc))
+            out.append(doc)
+    return out
+
+
+def _endpoint_answer(
+    question: str,
+    lookup: GraphLookup,
+    details: Mapping[str, EndpointDetail],
+    passages: list[Document],
+    cites: CitationRegistry,
+) -> AnswerResult:
+    endpoints: list[AnswerEndpoint] = []
+    lines = [f"**Endpoints** ({', '.join(sorted({p.api for p in lookup.primary}))})", ""]
+    for i, ref in enumerate(lookup.primary, 1):
+        n = cites.spec(ref.source, ref.pointer, ref.signature)
+        endpoints.append(_answer_endpoint(ref, "primary", n))
+        lines.append(f"{i}. `{ref.signature}` — {ref.summary or ref.operation_id}{_ref(n)}")
+        if ref.deprecated:
+            new = lookup.replacements.get(ref.key)
+            lines.append(
+                f"   - **Deprecated**: use `{new.signature}` instead."
+                if new
+                else "   - **Deprecated.**"
+            )
+        detail = details.get(ref.key)
+        if detail is not None:
+            lines += _inputs(detail)
+    lines += _prerequisites(lookup.prerequisites, endpoints, cites)
+    examples = _examples(lookup, details, cites)
+    for ex in examples:
+        origin = (
+            f"from the spec{_ref(ex.citation)}"
+            if ex.origin == "spec"
+            else "synthesised from the required fields"
+        )
+        lines += ["", f"**Example request** — `{ex.endpoint}`, {origin}", ""]
+        lines += ["```bash", ex.content, "```"]
+    lines += _guide_lines(_passages_for(lookup, details, passages)[:1], cites)
+    lines += _see_also(lookup, details, cites)
+    return _result(question, lines, cites, endpoints=endpoints, examples=examples)
+
+
+def _guide_answer(
+    question: str,
+    lookup: GraphLookup,
+    passages: list[Document],
+    related: Sequence[EndpointRef],
+    cites: CitationRegistry,
+) -> AnswerResult:
+    lines = ["The guides cover this:"]
+    lines += _guide_lines(passages[:2], cites)
+    endpoints: list[AnswerEndpoint] = []
+    if related:
+        lines += ["", "**Endpoints these sections describe**", ""]
+        for i, ref in enumerate(related, 1):
+            n = cites.spec(ref.source, ref.pointer, ref.signature)
+            endpoints.append(_answer_endpoint(ref, "primary", n))
+            dep = " (deprecated)" if ref.deprecated else ""
+            lines.append(f"{i}. `{ref.signature}` — {ref.summary}{dep}{_ref(n)}")
+    return _result(question, lines, cites, endpoints=endpoints)
+
+
+def _abstain(question: str, lookup: GraphLookup) -> AnswerResult:
+    intent = lookup.intent
+    thing = (lookup.unmatched_terms or intent.resource_terms or [question.strip().rstrip("?")])[0]
+    what = f"to {intent.kinds[0]} “{thing}”" if intent.kinds else f"for “{thing}”"
+    where = ", ".join(lookup.apis) or "this project"
+    alternatives = [f"{a.signature} — {a.summary}".rstrip(" —") for a in lookup.alternatives]
+    lines = [f"I could not find an endpoint {what} in {where}."]
+    if alternatives:
+        lines += ["", "The closest existing things are:", ""]
+        lines += [f"- `{a.signature}` — {a.summary}".rstrip(" —") for a in lookup.alternatives]
+    else:
+        lines.append("Nothing in the knowledge graph or the guides comes close.")
+    return AnswerResult(
+        question=question, answer="\n".join(lines), abstained=True, alternatives=alternatives
+    )
+
+
+def _result(
+    question: str,
+    lines: list[str],
+    cites: CitationRegistry,
+    *,
+    endpoints: list[AnswerEndpoint],
+    examples: list[AnswerExample] | None = None,
+) -> AnswerResult:
+    if cites.citations():
+        lines += ["", "**Sources**", "", cites.sources_markdown()]
+    return AnswerResult(
+        question=question,
+        answer="\n".join(lines).strip(),
+        endpoints=endpoints,
+        examples=examples or [],
+        citations=cites.citations(),
+    )
+
+
+def _answer_endpoint(ref: EndpointRef, role: str, n: int | None) -> AnswerEndpoint:
+    return AnswerEndpoint(
+        method=ref.method,
+        path=ref.path,
+        summary=ref.summary,
+        api=ref.api,
+        operation_id=ref.operation_id,
+        deprecated=ref.deprecated,
+        role=role,  # type: ignore[arg-type]
+        citation=n,
+    )
+
+
+def _inputs(detail: EndpointDetail) -> list[str]:
+    lines = []
+    params = [
+        f"`{p.name}` ({p.location}{', ' + p.type if p.type else ''})"
+        for p in detail.parameters
+        if p.required
+    ]
+    if params:
+        lines.append("   - Required parameters: " + ", ".join(params))
+    fields = [
+        f"`{f.name}` ({f.type})" if f.type else f"`{f.name}`"
+        for f in detail.request_fields
+        if f.required
+    ]
+    if fields:
+        more = f" and {len(fields) - MAX_FIELDS} more" if len(fields) > MAX_FIELDS else ""
+        lines.append("   - Required body fields: " + ", ".join(fields[:MAX_FIELDS]) + more)
+    return lines
+
+
+def _prerequisites(
+    deps: list[Dependency], endpoints: list[AnswerEndpoint], cites: CitationRegistry
+) -> list[str]:
+    """One line per needed parameter: the first provider, with up to one alternative."""
+    if not deps:
+        return []
+    by_param: dict[tuple[str, str], list[Dependency]] = {}
+    for dep in deps:
+        by_param.setdefault((dep.endpoint.key, dep.parameter), []).append(dep)
+    lines = ["", "**Call these first**", ""]
+    presented = {(e.method, e.path) for e in endpoints}
+    for (_, param), group in by_param.items():
+        shown = []
+        for dep in group[:2]:
+            p = dep.provider
+            n = cites.spec(p.source, p.pointer, p.signature)
+            label = f"`{p.signature}` ({p.summary})" if p.summary else f"`{p.signature}`"
+            shown.append(label + _ref(n))
+            if (p.method, p.path) not in presented:
+                presented.add((p.method, p.path))
+                endpoints.append(_answer_endpoint(p, "prerequisite", n))
+        lines.append(
+            f"- Call {' or '.join(shown)} first to get `{param}`, "
+            f"which `{group[0].endpoint.signature}` needs."
+        )
+    return lines
+
+
+def _examples(
+    lookup: GraphLookup, details: Mapping[str, EndpointDetail], cites: CitationRegistry
+) -> list[AnswerExample]:
+    live = [p for p in lookup.primary if not p.deprecated] or lookup.primary
+    return [example_for(details[p.key], cites) for p in live if p.key in details][:MAX_EXAMPLES]
+
+
+def _passages_for(
+    lookup: GraphLookup, details: Mapping[str, EndpointDetail], passages: list[Document]
+) -> list[Document]:
+    """Passages from sections that describe the first endpoint come first."""
+    first = details.get(lookup.primary[0].key) if lookup.primary else None
+    linked = {(d.source, d.anchor) for d in first.docs} if first else set()
+    return sorted(passages, key=lambda d: (_doc_id(d) not in linked))
+
+
+def _guide_lines(passages: Sequence[Document], cites: CitationRegistry) -> list[str]:
+    lines: list[str] = []
+    for doc in passages:
+        source, anchor = _doc_id(doc)
+        title = _section_title(doc)
+        n = cites.doc(source, anchor, title)
+        lines += ["", f"**From the guides** — {title}{_ref(n)}", ""]
+        text = doc.page_content.strip()
+        if text.startswith(title):
+            text = text[len(title) :]  # chunks repeat their heading trail for the embedder
+        lines.append("> " + _trim(text))
+    return lines
+
+
+def _see_also(
+    lookup: GraphLookup, details: Mapping[str, EndpointDetail], cites: CitationRegistry
+) -> list[str]:
+    first = details.get(lookup.primary[0].key) if lookup.primary else None
+    if first is None or not first.docs:
+        return []
+    lines = ["", "**Guides**", ""]
+    # Sections about the endpoint's own resource first, then the generic ones that mention it.
+    own = _words(first.endpoint.resource.rsplit("/", 1)[-1])
+    sections = sorted(first.docs, key=lambda d: not (own & _words(" ".join(d.section_path))))
+    for section in sections[:2]:
+        title = " > ".join(section.section_path) or section.title
+        lines.append(f"- {title}{_ref(cites.doc(section.source, section.anchor, title))}")
+    return lines
+
+
+def _doc_id(doc: Document) -> tuple[str, str]:
+    return str(doc.metadata.get("source", "")), str(doc.metadata.get("anchor", "") or "")
+
+
+def _section_title(doc: Document) -> str:
+    section = doc.metadata.get("section") or ""
+    if isinstance(section, list):
+        section = " > ".join(str(s) for s in section)
+    title = str(doc.metadata.get("title") or "")
+    if section and title and not str(section).startswith(title):
+        return f"{title} > {section}"
+    return str(section or title or doc.metadata.get("source", ""))
+
+
+def _trim(text: str) -> str:
+    flat = re.sub(r"\s+", " ", text).strip()
+    if len(flat) <= PASSAGE_CHARS:
+        return flat
+    cut = flat[:PASSAGE_CHARS]
+    end = cut.rfind(". ")
+    return (cut[: end + 1] if end > PASSAGE_CHARS // 2 else cut.rstrip() + "…")
+
+
+def _ref(n: int | None) -> str:
+    return f" [{n}]" if n is not None else ""
+
+
+def _words(text: str) -> set[str]:
+    return {singular(w) for w in split_words(text)}

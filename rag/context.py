@@ -1,0 +1,22 @@
+"""Run-scoped settings of the agent, passed as LangGraph runtime context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from apiatlas.config import DEFAULT_PROJECT
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """Where and how widely one question is answered.
+
+    Attributes:
+        project: The project whose APIs and guides are searched.
+        api: Restrict the answer to one API of the project (``None``: all of them).
+        k: Maximum number of endpoints (and guide passages) to retrieve.
+    """
+
+    project: str = DEFAULT_PROJECT
+    api: str | None = None
+    k: int = 5

@@ -1,0 +1,380 @@
+"""The knowledge-graph retriever: question -> ranked endpoints, their prerequisites, or nothing.
+
+Ranking, best first: endpoints named outright (``POST /v2/locations``, ``createLocation``);
+endpoints of the matched resource(s) that do what the question asks (operation kind, the cue
+verb in the operation name, the HTTP shape of that kind); full-text hits as tie-breakers, and as
+the only route when the question names no resource. When the question names a thing the graph
+does not have (``invoices`` on a logistics API) the lookup returns no endpoints: the composer's
+abstention relies on that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.retrievers import BaseRetriever
+from pydantic import BaseModel, ConfigDict, Field
+
+from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef, ResourceInfo
+from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.graph.words import is_plural, singular, split_words
+from apiatlas.rag.intent import (
+    Intent,
+    ResourceMatch,
+    ResourceMatcher,
+    analyse_question,
+    normalise_path,
+)
+
+_ALL = 100_000
+_SEARCH_LIMIT = 20
+# Score bands: an explicit mention always beats a resource match, which beats a text hit.
+_EXPLICIT_SCORE = 100.0
+_DEPRECATED_PENALTY = 25.0
+
+
+class GraphLookup(BaseModel):
+    """What the knowledge graph says about a question.
+
+    Attributes:
+        intent: The analysed question.
+        primary: Endpoints that answer it, best first (empty when nothing fits).
+        prerequisites: Calls the primary endpoints depend on, nearest first.
+        matched_resources: Resources the question's terms matched.
+        unmatched_terms: Resource terms that matched nothing in the graph.
+        alternatives: The closest existing endpoints, for "did you mean" when nothing fits.
+        replacements: Deprecated primary endpoint key -> its non-deprecated replacement.
+        apis: The APIs searched.
+    """
+
+    intent: Intent
+    primary: list[EndpointRef] = Field(default_factory=list)
+    prerequisites: list[Dependency] = Field(default_factory=list)
+    matched_resources: list[ResourceMatch] = Field(default_factory=list)
+    unmatched_terms: list[str] = Field(default_factory=list)
+    alternatives: list[EndpointRef] = Field(default_factory=list)
+    replacements: dict[str, EndpointRef] = Field(default_factory=dict)
+    apis: list[str] = Field(default_factory=list)
+
+
+class _MatcherCache:
+    """One :class:`ResourceMatcher` per (project, api), rebuilt when the resources change.
+
+    The key includes a fingerprint of the resources, so an ingest that adds, removes or renames
+    resources (or aliases) invalidates the cached embeddings without anyone having to tell us.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cache: dict[tuple[str, str | None], tuple[str, ResourceMatcher]] = {}
+
+    def get(
+        self, project: str, api: str | None, resources: list[ResourceInfo], embeddings: Embeddings
+    ) -> ResourceMatcher:
+        digest = hashlib.sha256(
+            "\n".join(
+                f"{r.key}\t{r.name}\t{'|'.join(sorted(r.aliases))}" for r in resources
+            ).encode()
+        ).hexdigest()
+        with self._lock:
+            hit = self._cache.get((project, api))
+            if hit is not None and hit[0] == digest:
+                return hit[1]
+        matcher = ResourceMatcher(resources, embeddings)
+        with self._lock:
+            self._cache[(project, api)] = (digest, matcher)
+        return matcher
+
+    def invalidate(self, project: str | None = None) -> None:
+        with self._lock:
+            for key in [k for k in self._cache if project is None or k[0] == project]:
+                del self._cache[key]
+
+
+class KnowledgeGraphRetriever(BaseRetriever):
+    """A LangChain retriever over the knowledge graph, one Document per endpoint.
+
+    Per-call overrides: ``retriever.invoke(q, project=..., api=..., k=...)``.
+
+    Attributes:
+        store: The knowledge-graph store.
+        embeddings: Embeddings used to match question terms to resource names.
+        project: Default project.
+        api: Default API (``None`` searches every API of the project).
+        k: Default number of primary endpoints.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    store: KnowledgeGraphStore
+    embeddings: Embeddings
+    project: str = "default"
+    api: str | None = None
+    k: int = 5
+    matchers: _MatcherCache = Field(default_factory=_MatcherCache, exclude=True)
+
+    def invalidate(self, project: str | None = None) -> None:
+        """Drop cached resource embeddings (they are also rebuilt whenever resources change)."""
+        self.matchers.invalidate(project)
+
+    def lookup(
+        self,
+        question: str,
+        *,
+        project: str,
+        api: str | None = None,
+        k: int = 5,
+        intent: Intent | None = None,
+    ) -> GraphLookup:
+        """Rank the endpoints that answer ``question`` and collect their prerequisites.
+
+        Args:
+            question: The developer's question.
+            project: Project to search.
+            api: Restrict to one API of the project.
+            k: Maximum number of primary endpoints.
+            intent: A precomputed analysis of ``question`` (analysed here when omitted).
+        """
+        intent = intent or analyse_question(question)
+        resources = self.store.resources(project, api=api)
+        matcher = self.matchers.get(project, api, resources, self.embeddings)
+        matches = matcher.match(intent.resource_terms)
+        matched_words = {w for m in matches for w in m.term.split()}
+        unmatched = [t for t in intent.resource_terms if not set(t.split()) <= matched_words]
+        scored, pool = self._score(project, api, intent, matches, unmatched)
+        ranked = sorted(scored.values(), key=lambda r: (-r.score, len(r.path), r.key))
+        primary = ranked[:k]
+        lookup = GraphLookup(
+            intent=intent,
+            primary=primary,
+            matched_resources=matches,
+            unmatched_terms=unmatched,
+            alternatives=[] if primary else pool[:k],
+            replacements=_replacements(primary, pool),
+            apis=sorted({r.api for r in resources}),
+        )
+        if not primary and not lookup.alternatives and unmatched:
+            lookup.alternatives = self._closest(project, api, matcher, intent, unmatched, k)
+        lookup.prerequisites = self._prerequisites(project, primary)
+        return lookup
+
+    def _score(
+        self,
+        project: str,
+        api: str | None,
+        intent: Intent,
+        matches: list[ResourceMatch],
+        unmatched: list[str],
+    ) -> tuple[dict[str, EndpointRef], list[EndpointRef]]:
+        """Scored candidates by key, and the pool of near things for alternatives."""
+        scored: dict[str, EndpointRef] = {}
+
+        def add(ref: EndpointRef, score: float) -> None:
+            score += _version_bias(ref, intent)
+            if ref.deprecated and not intent.wants_deprecated and not intent.versions:
+                score -= _DEPRECATED_PENALTY
+            old = scored.get(ref.key)
+            if old is None or score > old.score:
+                scored[ref.key] = ref.model_copy(update={"score": round(score, 3)})
+
+        if intent.explicit:
+            for ref in self.store.find_endpoints(project, api=api, limit=_ALL):
+                if _mentioned(ref, intent):
+                    add(ref, _EXPLICIT_SCORE)
+        explicit_found = bool(scored)
+        pool: list[EndpointRef] = []
+        for match in matches:
+            endpoints = self.store.find_endpoints(
+                project, resource=match.resource.key, api=api, limit=200
+            )
+            pool += endpoints
+            for ref in endpoints:
+                fit = _fit(ref, intent)
+                if fit > 0:
+                    own = 5.0 if ref.resource == match.resource.key else 0.0
+                    add(ref, fit + 10.0 * match.score + own)
+        text = " ".join(intent.keywords) or intent.question
+        hits = self.store.search(project, text, api=api, limit=_SEARCH_LIMIT)
+        top = max((h.score for h in hits), default=0.0) or 1.0
+        needed = [_words(t) for t in unmatched]
+        text_route = not matches and not explicit_found
+        for hit in hits:
+            bonus = 5.0 * hit.score / top
+            if hit.key in scored:
+                scored[hit.key].score = round(scored[hit.key].score + bonus, 3)
+            elif text_route and all(n <= _words(_text(hit)) for n in needed):
+                # The text route: only hits that actually mention every unmatched term, so a
+                # question about a missing thing ("invoices") yields nothing rather than a guess.
+                fit = _fit(hit, intent)
+                if fit > 0:
+                    add(hit, fit / 2 + bonus)
+        if not pool:
+            pool = [h for h in hits if not needed or any(n & _words(_text(h)) for n in needed)]
+        return scored, pool
+
+    def _closest(
+        self,
+        project: str,
+        api: str | None,
+        matcher: ResourceMatcher,
+        intent: Intent,
+        terms: list[str],
+        k: int,
+    ) -> list[EndpointRef]:
+        """Endpoints of the resources nearest to ``terms``, those doing the asked kind first."""
+        out: list[EndpointRef] = []
+        for resource in matcher.closest(terms, n=2):
+            found = self.store.find_endpoints(project, resource=resource.key, api=api, limit=50)
+            out += sorted(found, key=lambda r: -_fit(r, intent))[:2]
+        return out[:k]
+
+    def _prerequisites(self, project: str, primary: list[EndpointRef]) -> list[Dependency]:
+        """Dependency trails of the leading primaries; live providers before deprecated ones."""
+        seen: set[tuple[str, str]] = set()
+        out: list[Dependency] = []
+        primary_keys = {p.key for p in primary}
+        # The first few primaries are the ones the answer details; their trails are what matter.
+        for ref in [p for p in primary if not p.deprecated][:2] or primary[:1]:
+            for dep in self.store.dependency_trail(project, ref.key):
+                pair = (dep.provider.key, dep.parameter)
+                if pair not in seen and dep.provider.key not in primary_keys:
+                    seen.add(pair)
+                    out.append(dep)
+        # Stable sort keeps the store's order (nearest first, create before list) otherwise.
+        return sorted(out, key=lambda d: (d.depth, d.provider.deprecated))
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        **kwargs: Any,
+    ) -> list[Document]:
+        project = kwargs.get("project") or self.project
+        api = kwargs.get("api", self.api)
+        k = int(kwargs.get("k") or self.k)
+        lookup = self.lookup(query, project=project, api=api, k=k)
+        refs = [(p, "primary") for p in lookup.primary]
+        refs += [(d.provider, "prerequisite") for d in lookup.prerequisites]
+        docs: list[Document] = []
+        for ref, role in refs:
+            detail = self.store.get_endpoint(project, ref.key)
+            if detail is not None:
+                docs.append(endpoint_card(detail, role=role, score=ref.score))
+        return docs
+
+
+def endpoint_card(detail: EndpointDetail, *, role: str, score: float) -> Document:
+    """A short text card for one endpoint, with citation metadata."""
+    ep = detail.endpoint
+    lines = [f"{ep.signature} — {ep.summary}".rstrip(" —")]
+    if ep.deprecated:
+        lines.append("Deprecated.")
+    if detail.description:
+        lines.append(detail.description.strip()[:500])
+    required = [f"{p.name} ({p.location})" for p in detail.parameters if p.required]
+    if required:
+        lines.append("Required parameters: " + ", ".join(required))
+    fields = [f.name for f in detail.request_fields if f.required]
+    if fields:
+        lines.append("Required body fields: " + ", ".join(fields))
+    return Document(
+        page_content="\n".join(lines),
+        metadata={
+            "key": ep.key,
+            "api": ep.api,
+            "method": ep.method,
+            "path": ep.path,
+            "role": role,
+            "score": score,
+            "source": ep.source,
+            "pointer": ep.pointer,
+        },
+    )
+
+
+_SHAPES: dict[str, tuple[tuple[str, ...], bool | None]] = {
+    # kind -> (methods, ends with a path parameter?)
+    "create": (("POST", "PUT"), False),
+    "list": (("GET",), False),
+    "read": (("GET",), True),
+    "update": (("PUT", "PATCH"), True),
+    "delete": (("DELETE",), None),
+    "search": (("GET", "POST"), None),
+}
+
+
+def _fit(ref: EndpointRef, intent: Intent) -> float:
+    """How well an endpoint does what the question asks (0 = not at all)."""
+    if not intent.kinds:
+        return 10.0
+    score = 0.0
+    verbs = {w for v in intent.verbs for w in v.split()}
+    verb_named = bool(verbs & _words(f"{ref.operation_id} {ref.summary} {ref.path}"))
+    # An action endpoint does one specific thing: "verify" must not pick "send a test event".
+    if ref.kind in intent.kinds and (ref.kind != "action" or verb_named):
+        score += 30.0 - 5.0 * intent.kinds.index(ref.kind)
+    if verb_named:
+        score += 20.0
+    methods, item = _SHAPES.get(intent.kinds[0], ((), None))
+    last = ref.path.rstrip("/").rsplit("/", 1)[-1]
+    ends_with_param = last.startswith("{")
+    words = split_words(last)
+    collection = not ends_with_param and bool(words) and is_plural(words[-1])
+    if ref.method in methods and (item is None or (ends_with_param if item else collection)):
+        # The HTTP shape alone is weak evidence: it only ranks, never qualifies on its own when
+        # the kind itself is known to differ (a POST .../cancel is not a create).
+        score += 15.0 if score or ref.kind in ("action", "") else 0.0
+    return score
+
+
+def _version_bias(ref: EndpointRef, intent: Intent) -> float:
+    if not intent.versions:
+        return 0.0
+    segments = ref.path.lower().split("/")
+    if any(v in segments for v in intent.versions):
+        return 20.0
+    return -10.0 if any(s[:1] == "v" and s[1:].isdigit() for s in segments) else 0.0
+
+
+def _mentioned(ref: EndpointRef, intent: Intent) -> bool:
+    path = normalise_path(ref.path)
+    for mention in intent.endpoints:
+        if mention.method and mention.method != ref.method.upper():
+            continue
+        # Tolerate a base prefix on either side (/api/v2/locations vs /v2/locations).
+        if path == mention.path or path.endswith(mention.path) or mention.path.endswith(path):
+            if min(len(path), len(mention.path)) > 1:
+                return True
+    ops = {o.lower() for o in intent.operation_ids}
+    return bool(ref.operation_id) and ref.operation_id.lower() in ops
+
+
+def _replacements(primary: list[EndpointRef], pool: list[EndpointRef]) -> dict[str, EndpointRef]:
+    """For each deprecated primary endpoint, a live endpoint of the same kind and resource path."""
+    out: dict[str, EndpointRef] = {}
+    for old in (p for p in primary if p.deprecated):
+        shape = _unversioned(old.path)
+        for new in pool + primary:
+            if not new.deprecated and new.method == old.method and _unversioned(new.path) == shape:
+                out[old.key] = new
+                break
+    return out
+
+
+def _unversioned(path: str) -> str:
+    segments = normalise_path(path).split("/")
+    return "/".join(s for s in segments if not (s[:1] == "v" and s[1:].isdigit()))
+
+
+def _text(ref: EndpointRef) -> str:
+    return f"{ref.path} {ref.operation_id} {ref.summary} {ref.resource}"
+
+
+def _words(text: str) -> set[str]:
+    return {singular(w) for w in split_words(text)}

@@ -1,0 +1,67 @@
+"""The agent's state: the input (a question) extended by everything the nodes add."""
+
+from __future__ import annotations
+
+from typing import Annotated, TypedDict
+
+from langchain_core.documents import Document
+
+from apiatlas.graph.model import EndpointDetail, EndpointRef
+from apiatlas.rag.intent import Intent
+from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.result import AnswerResult
+
+
+ENTRY_NODE = "analyse"
+
+
+def extend_route(left: list[str], right: list[str]) -> list[str]:
+    """Reducer: nodes append themselves; the entry node starts a fresh route.
+
+    With a checkpointer, one thread's state outlives a question; restarting at the entry node
+    keeps each answer's route its own.
+    """
+    return list(right) if ENTRY_NODE in right else [*left, *right]
+
+
+def merge_timings(left: dict[str, float], right: dict[str, float]) -> dict[str, float]:
+    """Reducer: per-node timings accumulate; the entry node starts a fresh set."""
+    return dict(right) if ENTRY_NODE in right else {**left, **right}
+
+
+class InputState(TypedDict):
+    """What a caller gives the agent."""
+
+    question: str
+
+
+class OutputState(TypedDict, total=False):
+    """What the agent hands back: the answer, the nodes taken and their timings."""
+
+    result: AnswerResult
+    route: list[str]
+    timings_ms: dict[str, float]
+
+
+class AgentState(InputState, total=False):
+    """The full state.
+
+    Attributes:
+        intent: The analysed question.
+        lookup: What the knowledge graph found.
+        details: Endpoint details by key (primary and prerequisite endpoints).
+        documents: Vector hits (endpoint cards and guide chunks).
+        related: Graph endpoints described by the guide sections found.
+        route: The nodes taken, in order.
+        timings_ms: Wall time per node.
+        result: The composed answer.
+    """
+
+    intent: Intent
+    lookup: GraphLookup
+    details: dict[str, EndpointDetail]
+    documents: list[Document]
+    related: list[EndpointRef]
+    route: Annotated[list[str], extend_route]
+    timings_ms: Annotated[dict[str, float], merge_timings]
+    result: AnswerResult

@@ -1,0 +1,110 @@
+"""The CLI contract, end to end on the sample API: real SQLite, Chroma and the local model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from apiatlas.cli import main
+from apiatlas.sample import write_sample_api
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cli-home")
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_sample_api(tmp_path_factory.mktemp("sample"))
+
+
+@pytest.fixture(scope="module")
+def ingested(home: Path, sample: Path) -> Path:
+    code = main(
+        ["ingest", "--home", str(home), "--project", "cli", "--openapi", str(sample / "openapi.yaml"),
+         "--docs", str(sample / "guides")]
+    )
+    assert code == 0
+    return home
+
+
+def ask_json(home: Path, question: str, capsys: pytest.CaptureFixture[str]) -> dict:
+    capsys.readouterr()
+    assert main(["ask", "--home", str(home), "--project", "cli", "--json", question]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_ask_json_has_the_contract_keys(ingested: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    result = ask_json(ingested, "What endpoints can I use to create a location?", capsys)
+    for key in ("question", "answer", "route", "endpoints", "examples", "citations", "abstained",
+                "timings_ms"):
+        assert key in result
+    first = result["endpoints"][0]
+    assert (first["method"], first["path"]) == ("POST", "/v2/locations")
+    assert result["abstained"] is False
+    assert len(result["citations"]) >= 2
+
+
+def test_abstention_exits_zero(ingested: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    result = ask_json(ingested, "How do I create an invoice?", capsys)
+    assert result["abstained"] is True
+    assert result["endpoints"] == []
+
+
+def test_graph_stats_counts_the_sample(ingested: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["graph", "stats", "--home", str(ingested), "--project", "cli", "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["nodes"]["Endpoint"] >= 30
+    assert stats["edges"]["REQUIRES"] > 0
+    assert stats["edges"]["DESCRIBES"] > 0
+
+
+def test_reingest_unchanged_changes_nothing(
+    ingested: Path, sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    code = main(["ingest", "--home", str(ingested), "--project", "cli", "--openapi",
+                 str(sample / "openapi.yaml"), "--docs", str(sample / "guides")])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "0/0/0" in out  # graph nodes added/updated/removed
+
+
+def test_bad_spec_exits_2_names_the_file_and_keeps_the_graph(
+    ingested: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("openapi: 3.0.3\ninfo: {title: Broken, version: '1'}\npaths:\n  /x: [\n",
+                      encoding="utf-8")
+    capsys.readouterr()
+    code = main(["ingest", "--home", str(ingested), "--project", "cli", "--openapi", str(broken)])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "broken.yaml" in captured.out + captured.err
+    result = ask_json(ingested, "What endpoints can I use to create a location?", capsys)
+    assert result["endpoints"][0]["path"] == "/v2/locations"
+
+
+def test_missing_path_and_empty_ingest_are_usage_errors(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ingest", "--home", str(home), "--openapi", str(home / "nope.yaml")]) == 2
+    assert main(["ingest", "--home", str(home)]) == 2
+    assert "nothing to ingest" in capsys.readouterr().out
+
+
+def test_graph_stats_without_a_graph_is_a_usage_error(tmp_path: Path) -> None:
+    assert main(["graph", "stats", "--home", str(tmp_path / "empty")]) == 2
+
+
+def test_loopback_url_is_refused_without_allow_private(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["ingest", "--home", str(home), "--openapi", "http://127.0.0.1:9/openapi.yaml"])
+    assert code == 2
+    assert "127.0.0.1" in capsys.readouterr().out
+

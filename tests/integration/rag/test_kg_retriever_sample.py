@@ -1,0 +1,106 @@
+"""KnowledgeGraphRetriever on the sample API in a real SQLite graph, with the real MiniLM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from langchain_core.embeddings import Embeddings
+
+from apiatlas.config import Settings
+from apiatlas.graph.ingest import ingest_graph
+from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.loaders.docs import load_docs
+from apiatlas.loaders.openapi import load_openapi
+from apiatlas.rag.embeddings import load_embeddings
+from apiatlas.rag.kg_retriever import KnowledgeGraphRetriever
+from apiatlas.sample import sample_guides_dir, sample_spec_path, write_sample_api
+
+PROJECT = "kg"
+
+
+@pytest.fixture(scope="session")
+def embeddings() -> Embeddings:
+    return load_embeddings(Settings())
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteGraphStore]:
+    graph = SqliteGraphStore(Path(tmp_path_factory.mktemp("kg")) / "graph.sqlite")
+    ingest_graph(graph, PROJECT, specs=load_openapi(sample_spec_path()),
+                 docs={"guides": load_docs(sample_guides_dir())})
+    yield graph
+    graph.close()
+
+
+@pytest.fixture
+def retriever(store: SqliteGraphStore, embeddings: Embeddings) -> KnowledgeGraphRetriever:
+    return KnowledgeGraphRetriever(store=store, embeddings=embeddings, project=PROJECT, k=3)
+
+
+def test_lookup_ranks_live_create_first_and_names_the_replacement(
+    retriever: KnowledgeGraphRetriever,
+) -> None:
+    lookup = retriever.lookup("create a location", project=PROJECT)
+    assert [p.signature for p in lookup.primary][:2] == ["POST /v2/locations", "POST /v1/locations"]
+    assert lookup.primary[0].score > lookup.primary[1].score
+    old = lookup.primary[1]
+    assert old.deprecated and lookup.replacements[old.key].signature == "POST /v2/locations"
+    assert [m.resource.name for m in lookup.matched_resources] == ["location"]
+
+
+def test_semantic_match_catches_a_synonym_that_is_no_alias(
+    retriever: KnowledgeGraphRetriever,
+) -> None:
+    lookup = retriever.lookup("create a quotation", project=PROJECT)
+    assert lookup.matched_resources[0].how == "semantic"
+    assert lookup.matched_resources[0].resource.name == "quote"
+    assert lookup.primary[0].signature == "POST /v2/quotes"
+
+
+def test_missing_resource_returns_nothing_but_alternatives(
+    retriever: KnowledgeGraphRetriever,
+) -> None:
+    lookup = retriever.lookup("How do I create an invoice?", project=PROJECT)
+    assert lookup.primary == [] and lookup.prerequisites == []
+    assert lookup.unmatched_terms == ["invoice"]
+    assert lookup.alternatives
+
+
+def test_documents_are_cards_with_citation_metadata(retriever: KnowledgeGraphRetriever) -> None:
+    docs = retriever.invoke("How do I create a shipment?", k=1)
+    roles = [d.metadata["role"] for d in docs]
+    assert roles[0] == "primary" and roles.count("primary") == 1
+    assert "prerequisite" in roles
+    first = docs[0]
+    assert first.page_content.startswith("POST /v2/shipments — Create a shipment")
+    assert first.metadata["pointer"] == "/paths/~1v2~1shipments/post"
+    assert Path(first.metadata["source"]).is_file()
+    assert {"key", "api", "method", "path", "score"} <= set(first.metadata)
+
+
+def test_invoke_overrides_project_and_api(retriever: KnowledgeGraphRetriever) -> None:
+    assert retriever.invoke("create a location", project="nobody") == []
+    assert retriever.invoke("create a location", api="some-other-api") == []
+
+
+def test_resource_cache_follows_re_ingest(
+    tmp_path: Path, embeddings: Embeddings
+) -> None:
+    root = write_sample_api(tmp_path / "api")
+    spec_path = next(root.rglob("openapi.yaml"))
+    graph = SqliteGraphStore(tmp_path / "graph.sqlite")
+    try:
+        ingest_graph(graph, PROJECT, specs=load_openapi(spec_path))
+        retriever = KnowledgeGraphRetriever(store=graph, embeddings=embeddings, project=PROJECT)
+        assert retriever.lookup("list all pallets", project=PROJECT).primary == []
+        text = spec_path.read_text().replace(
+            "Shipments (also called parcels,", "Shipments (also called pallets, parcels,"
+        )
+        spec_path.write_text(text)
+        ingest_graph(graph, PROJECT, specs=load_openapi(spec_path))
+        lookup = retriever.lookup("list all pallets", project=PROJECT)
+        assert [p.signature for p in lookup.primary][:1] == ["GET /v2/shipments"]
+    finally:
+        graph.close()
