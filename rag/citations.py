@@ -47,9 +47,9 @@ class CitationRegistry:
         return found.n
 
     def sources_markdown(self) -> str:
-        """A ``Sources`` list: ``[n] title — uri`` per citation."""
+        """A ``Sources`` Markdown list: ``- [n] title — uri`` per citation (one per line when rendered)."""
         lines = [
-            f"[{c.n}] {c.title} — `{c.uri}`" if c.title else f"[{c.n}] `{c.uri}`"
+            f"- [{c.n}] {c.title} — `{c.uri}`" if c.title else f"- [{c.n}] `{c.uri}`"
             for c in self.citations()
         ]
         return "\n".join(lines)

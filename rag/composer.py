@@ -23,6 +23,8 @@ from apiatlas.rag.result import AnswerEndpoint, AnswerExample, AnswerResult
 MAX_EXAMPLES = 2
 MAX_FIELDS = 8
 PASSAGE_CHARS = 600
+# A how-to answered from the guides shows the whole passage: the steps are the answer.
+GUIDE_PASSAGE_CHARS = 1500
 
 
 def compose_answer(
@@ -54,22 +56,43 @@ def compose_answer(
 
 
 def relevant_passages(lookup: GraphLookup, documents: Sequence[Document]) -> list[Document]:
-    """Guide chunks that mention a resource term of the question (else a keyword), one per section."""
+    """Guide passages that mention a resource term of the question (else a keyword).
+
+    One passage per section, in retrieval order: chunks of the same section are joined in their
+    order, so steps split across chunks read as one passage under one citation.
+    """
     intent = lookup.intent
     terms = [_words(t) for t in intent.resource_terms] or [
         _words(w) for w in intent.keywords if w not in intent.verbs
     ]
-    out: list[Document] = []
-    seen: set[tuple[str, str]] = set()
+    sections: dict[tuple[str, str], list[Document]] = {}
     for doc in documents:
-        # One passage per section: two chunks of one section would carry the same citation.
-        if doc.metadata.get("kind") != "doc" or _doc_id(doc) in seen:
+        if doc.metadata.get("kind") != "doc":
             continue
         words = _words(f"{doc.page_content} {_section_title(doc)}")
-        if any(t and t <= words for t in terms):
-            seen.add(_doc_id(doc))
-            out.append(doc)
-    return out
+        if _doc_id(doc) in sections or any(t and t <= words for t in terms):
+            sections.setdefault(_doc_id(doc), []).append(doc)
+    return [_join_chunks(chunks) for chunks in sections.values()]
+
+
+def _join_chunks(chunks: list[Document]) -> Document:
+    ordered = sorted(chunks, key=lambda d: int(d.metadata.get("chunk", 0) or 0))
+    title = _section_title(ordered[0])
+    text = ""
+    for doc in ordered:
+        part = doc.page_content.strip()
+        if part.startswith(title):
+            part = part[len(title) :].lstrip()  # chunks repeat their heading trail for the embedder
+        text = _append_overlapping(text, part)
+    return Document(page_content=text, metadata=dict(ordered[0].metadata), id=ordered[0].id)
+
+
+def _append_overlapping(text: str, part: str) -> str:
+    """``text + part`` without the overlap the splitter repeats at the start of ``part``."""
+    for size in range(min(len(text), len(part)), 0, -1):
+        if text.endswith(part[:size]):
+            return text + part[size:]
+    return f"{text}\n\n{part}" if text else part
 
 
 def _endpoint_answer(
@@ -118,7 +141,7 @@ def _guide_answer(
     cites: CitationRegistry,
 ) -> AnswerResult:
     lines = ["The guides cover this:"]
-    lines += _guide_lines(passages[:2], cites)
+    lines += _guide_lines(passages[:2], cites, limit=GUIDE_PASSAGE_CHARS)
     endpoints: list[AnswerEndpoint] = []
     if related:
         lines += ["", "**Endpoints these sections describe**", ""]
@@ -243,17 +266,16 @@ def _passages_for(
     return sorted(passages, key=lambda d: (_doc_id(d) not in linked))
 
 
-def _guide_lines(passages: Sequence[Document], cites: CitationRegistry) -> list[str]:
+def _guide_lines(
+    passages: Sequence[Document], cites: CitationRegistry, *, limit: int = PASSAGE_CHARS
+) -> list[str]:
     lines: list[str] = []
     for doc in passages:
         source, anchor = _doc_id(doc)
         title = _section_title(doc)
         n = cites.doc(source, anchor, title)
         lines += ["", f"**From the guides** — {title}{_ref(n)}", ""]
-        text = doc.page_content.strip()
-        if text.startswith(title):
-            text = text[len(title) :]  # chunks repeat their heading trail for the embedder
-        lines.append("> " + _trim(text))
+        lines += _quote(doc.page_content, limit)
     return lines
 
 
@@ -287,13 +309,29 @@ def _section_title(doc: Document) -> str:
     return str(section or title or doc.metadata.get("source", ""))
 
 
-def _trim(text: str) -> str:
-    flat = re.sub(r"\s+", " ", text).strip()
-    if len(flat) <= PASSAGE_CHARS:
-        return flat
-    cut = flat[:PASSAGE_CHARS]
-    end = cut.rfind(". ")
-    return (cut[: end + 1] if end > PASSAGE_CHARS // 2 else cut.rstrip() + "…")
+def _quote(text: str, limit: int) -> list[str]:
+    """The passage as a Markdown block quote, keeping its lines, lists and code blocks.
+
+    Cut at a line boundary near ``limit``; a code block that the cut leaves open is closed.
+    """
+    kept: list[str] = []
+    size = 0
+    in_code = False
+    source_lines = [line.rstrip() for line in text.strip().splitlines()]
+    for line in source_lines:
+        if size + len(line) > limit and kept and not in_code:
+            kept.append("…")
+            break
+        if size + len(line) > 2 * limit:  # a very long code block: stop inside it
+            kept.append("…")
+            break
+        kept.append(line)
+        size += len(line) + 1
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+    if in_code:
+        kept.append("```")
+    return ["> " + line if line else ">" for line in kept]
 
 
 def _ref(n: int | None) -> str:
