@@ -10,6 +10,8 @@ from typing import Literal, Mapping
 from apiatlas.errors import ConfigError
 
 EmbeddingsKind = Literal["local", "openai"]
+GraphBackend = Literal["embedded", "neo4j"]
+VectorBackend = Literal["chroma", "pgvector"]
 
 DEFAULT_PROJECT = "default"
 
@@ -23,12 +25,26 @@ class Settings:
         project: Default project; every query is scoped to one project.
         embeddings: ``local`` (packaged all-MiniLM-L6-v2, offline) or ``openai``.
         openai_model: Embedding model name when ``embeddings == "openai"``.
+        graph: Knowledge-graph backend: ``embedded`` (SQLite under home) or ``neo4j``.
+        vectors: Vector backend: ``chroma`` (under home) or ``pgvector`` (``database_url``).
+        neo4j_uri: Bolt URI of the Neo4j server when ``graph == "neo4j"``.
+        neo4j_username: Neo4j user.
+        neo4j_password: Neo4j password.
+        neo4j_database: Neo4j database name.
+        database_url: PostgreSQL URL (``postgresql://user:pass@host:port/db``) for pgvector.
     """
 
     home: Path = field(default_factory=lambda: Path(".apiatlas"))
     project: str = DEFAULT_PROJECT
     embeddings: EmbeddingsKind = "local"
     openai_model: str = "text-embedding-3-small"
+    graph: GraphBackend = "embedded"
+    vectors: VectorBackend = "chroma"
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_username: str = "neo4j"
+    neo4j_password: str = field(default="apiatlas-dev-password", repr=False)
+    neo4j_database: str = "neo4j"
+    database_url: str | None = field(default=None, repr=False)
 
     @property
     def graph_path(self) -> Path:
@@ -63,13 +79,34 @@ class Settings:
             raise ConfigError(
                 f"APIATLAS_EMBEDDINGS={embeddings!r} is not supported: use 'local' or 'openai'."
             )
+        graph = env.get("APIATLAS_GRAPH", "embedded")
+        if graph not in ("embedded", "neo4j"):
+            raise ConfigError(f"APIATLAS_GRAPH={graph!r} is not supported: use 'embedded' or 'neo4j'.")
+        # DATABASE_URL alone selects pgvector; APIATLAS_VECTORS decides when both are set.
+        vectors = env.get("APIATLAS_VECTORS", "pgvector" if env.get("DATABASE_URL") else "chroma")
+        if vectors not in ("chroma", "pgvector"):
+            raise ConfigError(
+                f"APIATLAS_VECTORS={vectors!r} is not supported: use 'chroma' or 'pgvector'."
+            )
         values: dict[str, object] = {
             "home": Path(env.get("APIATLAS_HOME", ".apiatlas")),
             "project": env.get("APIATLAS_PROJECT", DEFAULT_PROJECT),
             "embeddings": embeddings,
             "openai_model": env.get("APIATLAS_OPENAI_EMBEDDING_MODEL", "text-embedding-3-small"),
+            "graph": graph,
+            "vectors": vectors,
+            "neo4j_uri": env.get("NEO4J_URI", cls.neo4j_uri),
+            "neo4j_username": env.get("NEO4J_USERNAME", cls.neo4j_username),
+            "neo4j_password": env.get("NEO4J_PASSWORD", cls.neo4j_password),
+            "neo4j_database": env.get("NEO4J_DATABASE", cls.neo4j_database),
+            "database_url": env.get("DATABASE_URL") or None,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
+        if values["vectors"] == "pgvector" and not values["database_url"]:
+            raise ConfigError(
+                "the pgvector backend needs a PostgreSQL URL: set DATABASE_URL "
+                "(postgresql://user:password@host:5432/db)."
+            )
         if isinstance(values["home"], str):
             values["home"] = Path(values["home"])
         return cls(**values)  # type: ignore[arg-type]
