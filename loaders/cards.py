@@ -44,6 +44,7 @@ def endpoint_document(spec: ApiSpec, endpoint: Endpoint, *, project: str) -> Doc
         "method": endpoint.method,
         "path": endpoint.path,
         "operation_id": endpoint.operation_id,
+        "summary": endpoint.summary,
         "tags": ",".join(endpoint.tags),
         "source": endpoint.provenance.source,
         "pointer": endpoint.provenance.pointer,

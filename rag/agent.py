@@ -28,7 +28,7 @@ from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.composer import compose_answer, relevant_passages
 from apiatlas.rag.context import AgentContext
 from apiatlas.rag.intent import analyse_question
-from apiatlas.rag.kg_retriever import KnowledgeGraphRetriever
+from apiatlas.rag.kg_retriever import GraphLookup, KnowledgeGraphRetriever
 from apiatlas.rag.result import AnswerResult
 from apiatlas.rag.state import AgentState, InputState, OutputState
 
@@ -51,8 +51,13 @@ class AgentNodes(Protocol):
     def compose(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
 
 
+GRAPH_UNAVAILABLE = "graph unavailable"
+
+
 def route_after_graph(state: AgentState) -> Literal["vector_fallback", "compose"]:
     """Skip the vector step only when the question named endpoints and the graph found them."""
+    if state.get("degraded"):
+        return "vector_fallback"
     lookup = state["lookup"]
     if lookup.primary and lookup.intent.explicit and not lookup.intent.is_howto:
         return "compose"
@@ -64,7 +69,8 @@ def _timed(name: str, fn: Node) -> Node:
         started = time.perf_counter()
         update = fn(state, runtime)
         elapsed = round((time.perf_counter() - started) * 1000, 2)
-        return {**update, "route": [name], "timings_ms": {name: elapsed}}
+        # A node may add route notes after its own name, e.g. "degraded: graph unavailable".
+        return {**update, "route": [name, *update.pop("route", [])], "timings_ms": {name: elapsed}}
 
     node.__name__ = name
     return node
@@ -113,15 +119,24 @@ class GraphRagNodes:
     ) -> dict[str, Any]:
         """Look the question up in the graph and load details of what it found."""
         ctx = runtime.context or AgentContext()
-        lookup = self.graph.lookup(
-            state["question"], project=ctx.project, api=ctx.api, k=ctx.k, intent=state["intent"]
-        )
-        keys = [p.key for p in lookup.primary] + [d.provider.key for d in lookup.prerequisites]
-        details: dict[str, EndpointDetail] = {}
-        for key in dict.fromkeys(keys):
-            detail = self.store.get_endpoint(ctx.project, key)
-            if detail is not None:
-                details[key] = detail
+        try:
+            lookup = self.graph.lookup(
+                state["question"], project=ctx.project, api=ctx.api, k=ctx.k, intent=state["intent"]
+            )
+            keys = [p.key for p in lookup.primary] + [d.provider.key for d in lookup.prerequisites]
+            details: dict[str, EndpointDetail] = {}
+            for key in dict.fromkeys(keys):
+                detail = self.store.get_endpoint(ctx.project, key)
+                if detail is not None:
+                    details[key] = detail
+        except StoreError:
+            # A graph server that is down must not take the agent down: answer from vectors.
+            return {
+                "lookup": GraphLookup(intent=state["intent"]),
+                "details": {},
+                "degraded": GRAPH_UNAVAILABLE,
+                "route": [f"degraded: {GRAPH_UNAVAILABLE}"],
+            }
         return {"lookup": lookup, "details": details}
 
     def vector_fallback(
@@ -135,8 +150,12 @@ class GraphRagNodes:
             )
         except Exception as e:  # any vector backend failure surfaces as our store error
             raise StoreError(f"The vector retriever failed: {e}") from e
-        related: list[EndpointRef] = []
         lookup = state["lookup"]
+        if state.get("degraded"):
+            # Without the graph, the endpoint cards the vectors found are the best evidence.
+            primary = endpoints_from_cards(documents)[: ctx.k]
+            return {"documents": documents, "lookup": lookup.model_copy(update={"primary": primary})}
+        related: list[EndpointRef] = []
         if not lookup.primary:
             related = self._described(ctx, relevant_passages(lookup, documents))
         return {"documents": documents, "related": related[: ctx.k]}
@@ -150,6 +169,13 @@ class GraphRagNodes:
             documents=state.get("documents", []),
             related=state.get("related", []),
         )
+        if state.get("degraded"):
+            note = (
+                f"> **Note:** the knowledge graph is unavailable ({state['degraded']}), so this "
+                "answer comes from the vector index alone: prerequisites and required fields "
+                "are not checked.\n\n"
+            )
+            result = result.model_copy(update={"answer": note + result.answer})
         return {"result": result}
 
     def _described(self, ctx: AgentContext, passages: list[Document]) -> list[EndpointRef]:
@@ -168,6 +194,32 @@ class GraphRagNodes:
                     if detail is not None and (ctx.api is None or detail.endpoint.api == ctx.api):
                         out[edge.dst] = detail.endpoint
         return list(out.values())
+
+
+def endpoints_from_cards(documents: list[Document]) -> list[EndpointRef]:
+    """Endpoint references from the endpoint cards among vector hits, in rank order, unique."""
+    found: dict[str, EndpointRef] = {}
+    for doc in documents:
+        meta = doc.metadata
+        if meta.get("kind") != "endpoint":
+            continue
+        signature = f"{meta.get('method')} {meta.get('path')}"
+        key = f"{meta.get('api')}/endpoint/{signature}"
+        found.setdefault(
+            key,
+            EndpointRef(
+                key=key,
+                api=str(meta.get("api", "")),
+                method=str(meta.get("method", "")),
+                path=str(meta.get("path", "")),
+                operation_id=str(meta.get("operation_id", "")),
+                summary=str(meta.get("summary", "")),
+                deprecated=bool(meta.get("deprecated", False)),
+                source=str(meta.get("source", "")),
+                pointer=str(meta.get("pointer", "")),
+            ),
+        )
+    return list(found.values())
 
 
 def build_agent(

@@ -52,6 +52,7 @@ class AgentState(InputState, total=False):
         details: Endpoint details by key (primary and prerequisite endpoints).
         documents: Vector hits (endpoint cards and guide chunks).
         related: Graph endpoints described by the guide sections found.
+        degraded: Why a component was skipped (e.g. ``graph unavailable``), when one was.
         route: The nodes taken, in order.
         timings_ms: Wall time per node.
         result: The composed answer.
@@ -62,6 +63,7 @@ class AgentState(InputState, total=False):
     details: dict[str, EndpointDetail]
     documents: list[Document]
     related: list[EndpointRef]
+    degraded: str
     route: Annotated[list[str], extend_route]
     timings_ms: Annotated[dict[str, float], merge_timings]
     result: AnswerResult
