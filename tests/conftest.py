@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_DATA = Path(os.environ.get("APIATLAS_SHARED_DATA", REPO.parent / "shared" / "data"))
+SHARED_DATA = Path(os.environ.get("APIATLAS_SHARED_DATA", REPO.parent / "shared" / "data")).resolve()
 
 # .ci/run greps for this exact phrase: a skip for missing shared data fails CI.
 SHARED_SKIP_REASON = "shared data missing: ../shared/data is not beside the repository"
