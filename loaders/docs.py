@@ -6,6 +6,7 @@ the heading trail and a GitHub-style anchor, so an answer can cite ``page#anchor
 
 from __future__ import annotations
 
+import logging
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path, PurePosixPath
@@ -17,6 +18,9 @@ from apiatlas.errors import LoaderError
 from apiatlas.loaders.fetch import FetchPolicy, fetch_text
 from apiatlas.loaders.html import html_to_text
 from apiatlas.loaders.models import DocPage, DocSection
+from apiatlas.loaders.scrubbing import scrub_pages
+
+_log = logging.getLogger(__name__)
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 HTML_SUFFIXES = (".html", ".htm")
@@ -51,20 +55,29 @@ def load_docs(
         fetch_policy: Rules for fetching URLs (see :class:`FetchPolicy`).
 
     Returns:
-        The pages, each split into sections.
+        The pages, each split into sections, with secrets scrubbed from the sections' text.
 
     Raises:
         LoaderError: If a path is missing or unreadable, a file is not valid text, a directory
             holds no doc files, or a URL cannot be fetched (``FetchError``).
     """
     if isinstance(location, str) and re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", location):
-        return _load_url(location, fetch_policy or FetchPolicy(), depth=0)
+        return _scrubbed(_load_url(location, fetch_policy or FetchPolicy(), depth=0), location)
     path = Path(location).expanduser().resolve()
     if not path.exists():
         raise LoaderError("no such file or directory: check the path", source=str(path))
     if path.is_dir():
-        return [_load_file(f) for f in _doc_files(path)]
-    return [_load_file(path)]
+        return _scrubbed([_load_file(f) for f in _doc_files(path)], str(path))
+    return _scrubbed([_load_file(path)], str(path))
+
+
+def _scrubbed(pages: list[DocPage], location: str) -> list[DocPage]:
+    # Secrets are scrubbed before anything is stored: here, at the loader's output. A section
+    # has no warnings list, so the count goes to the log.
+    pages, removed = scrub_pages(pages)
+    if removed:
+        _log.info("scrubbed %d secret(s) from the docs at %s", removed, location)
+    return pages
 
 
 def parse_markdown(text: str, *, source: str, default_title: str) -> DocPage:

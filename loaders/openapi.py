@@ -17,6 +17,7 @@ from apiatlas.loaders.endpoints import EndpointBuilder, SpecContext, server_urls
 from apiatlas.loaders.models import ApiSpec, SchemaInfo, TagInfo
 from apiatlas.loaders.refs import Loc, Node, RefResolver, Warnings, is_remote, parse_document
 from apiatlas.loaders.schemas import SchemaFlattener, text
+from apiatlas.loaders.scrubbing import scrub_spec
 
 if TYPE_CHECKING:
     from apiatlas.loaders.fetch import FetchPolicy
@@ -41,7 +42,8 @@ def load_openapi(
             remote references of local files are recorded as warnings, never fetched.
 
     Returns:
-        One :class:`ApiSpec` per root document, in path order.
+        One :class:`ApiSpec` per root document, in path order, with secrets scrubbed from its
+        texts and examples (each recorded as a ``secret scrubbed: <kind>`` warning).
 
     Raises:
         SpecError: If a document is unreadable, invalid, not OpenAPI/Swagger, or has a dangling
@@ -49,7 +51,8 @@ def load_openapi(
         FetchError: If ``location`` is a URL that cannot be fetched.
     """
     if isinstance(location, str) and is_remote(location):
-        return [_load_url(location, api=api, fetch_policy=fetch_policy)]
+        # Secrets are scrubbed before anything is stored: here, at the loader's output.
+        return [scrub_spec(_load_url(location, api=api, fetch_policy=fetch_policy))]
     path = Path(location).expanduser().resolve()
     resolver = RefResolver(fetch_policy=fetch_policy)
     if path.is_dir():
@@ -66,7 +69,8 @@ def load_openapi(
         roots = [str(path)]
     flattener = SchemaFlattener(resolver)
     specs = [_SpecBuilder(resolver, flattener, root).build(api) for root in roots]
-    return _dedupe_names(specs, roots)
+    # Secrets are scrubbed before anything is stored: here, at the loader's output.
+    return [scrub_spec(spec) for spec in _dedupe_names(specs, roots)]
 
 
 def discover_roots(directory: Path, resolver: RefResolver) -> list[str]:

@@ -85,6 +85,7 @@ def test_metadata_is_chroma_safe(spec_file: Path) -> None:
         "method": "POST",
         "path": "/v1/locations",
         "operation_id": "createLocation",
+        "summary": "Create a location",
         "tags": "Locations,Setup",
         "source": str(spec_file.resolve()),
         "pointer": "/paths/~1v1~1locations/post",

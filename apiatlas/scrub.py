@@ -1,0 +1,341 @@
+"""Secret scrubbing: credentials are removed from text before anything is stored.
+
+API specs and guides carry real-looking credentials in examples, code samples and prose. Every
+loader output (and, later, every project-memory note) passes through :func:`scrub_text` or
+:func:`scrub_value`, which replace each secret with a label saying what was removed, such as
+``[REDACTED:bearer-token]``. Only the secret itself is replaced: ``Authorization: Bearer`` and the
+host of a connection string stay, so the text still explains how to authenticate.
+
+Detection is a fixed list of compiled rules (see ``_RULES``), run in order, so the output is
+deterministic. False positives are kept low on purpose: identifiers such as ``loc_8f2k1m9q``,
+UUIDs and hashes are never matched on their own, and a value that is obviously a placeholder
+(``<token>``, ``YOUR_API_KEY``, ``$API_TOKEN``, ``{{token}}``, ``xxx``, ``sk_test_...``) stays.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable
+
+
+REDACTED = "[REDACTED:{}]"
+
+
+@dataclass(frozen=True)
+class ScrubResult:
+    """Scrubbed text and what was removed from it.
+
+    Attributes:
+        text: The text with every detected secret replaced by ``[REDACTED:<kind>]``.
+        findings: One kind per removed secret, in order of detection (e.g. ``("jwt", "password")``).
+    """
+
+    text: str
+    findings: tuple[str, ...] = ()
+
+
+# A value is a placeholder when it is templated (<x>, {x}, {{x}}, ${X}, $X, %X%, [x]), masked
+# (xxx, ***, •••, 000000), truncated (...), or an all-letter identifier such as YOUR_API_KEY.
+_TEMPLATED = re.compile(
+    r"<[^<>]*>|\{\{.*\}\}|\{[^{}]*\}|\$\{[^{}]*\}|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%|\[[^\[\]]*\]"
+)
+_MASKED = re.compile(r"[xX*•#.\-_]{3,}|0{6,}")
+_IDENTIFIER = re.compile(r"[A-Za-z]+(?:[_-][A-Za-z]+)+")
+_MARKERS = re.compile(
+    r"\.\.\.|…|xxxx|\*\*\*|your|example|placeholder|redacted|dummy|insert|replace", re.I
+)
+# Attribute access or a call in code (`self.client_secret`, `os.getenv(`): code, not a value.
+_CODE_EXPR = re.compile(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)+")
+
+
+def is_placeholder(value: str) -> bool:
+    """Whether ``value`` is obviously a stand-in for a secret rather than a real one."""
+    value = value.strip().strip("\"'`")
+    if not value or _TEMPLATED.fullmatch(value) or _MASKED.fullmatch(value):
+        return True
+    if value[0] in "<{$%[":
+        return True
+    return bool(_IDENTIFIER.fullmatch(value) or _MARKERS.search(value))
+
+
+def looks_random(token: str, *, min_length: int = 16) -> bool:
+    """Whether ``token`` looks like generated key material rather than a word or a name.
+
+    Letters mixed with digits count (hex strings, base64); letters alone only when long and in
+    mixed case without separators, because long CamelCase words are rare in random strings.
+    """
+    if len(token) < min_length or is_placeholder(token):
+        return False
+    has_digit = any(c.isdigit() for c in token)
+    has_alpha = any(c.isalpha() for c in token)
+    if has_digit and has_alpha:
+        return True
+    mixed = any(c.isupper() for c in token) and any(c.islower() for c in token)
+    return mixed and len(token) >= 24 and not any(c in "_-" for c in token)
+
+
+def _plausible_literal(value: str) -> bool:
+    # The value of a labelled secret (`"password": "hunter2"`): short passwords are real, but
+    # a type name, a description or a code expression is not.
+    if len(value) < 6 or is_placeholder(value) or any(c.isspace() for c in value):
+        return False
+    if _CODE_EXPR.fullmatch(value) or value.lower() in ("true", "false", "null", "none"):
+        return False
+    has_digit_or_symbol = any(c.isdigit() or not (c.isalnum() or c in "_-.") for c in value)
+    return has_digit_or_symbol or looks_random(value)
+
+
+def _pem_body_is_key(match: re.Match[str]) -> bool:
+    body = match.group("body") or match.group("tail") or ""
+    return re.search(r"[A-Za-z0-9+/]{32,}", body) is not None
+
+
+def _basic_is_credentials(match: re.Match[str]) -> bool:
+    token = match.group("secret")
+    try:
+        decoded = base64.b64decode(token + "=" * (-len(token) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return ":" in decoded and decoded.isprintable()
+
+
+def _userinfo_is_secret(match: re.Match[str]) -> bool:
+    userinfo = match.group("secret")
+    if is_placeholder(userinfo):  # also what an earlier scrub left: [REDACTED:credentials]
+        return False
+    user, _, password = userinfo.partition(":")
+    if password:
+        return len(password) >= 3 and not is_placeholder(password)
+    # `https://<api key>:@host` and `curl -u <api key>:` carry the key as the user name.
+    return looks_random(user)
+
+
+_SECRET_KEY_WORDS = (
+    r"pass(?:word|wd|phrase)|secret|api[_-]?key|private[_-]?key|(?:secret|access)[_-]?key|token"
+    r"|authorization"
+)
+_TOKEN_KEYS = (
+    "token", "access_token", "refresh_token", "auth_token", "id_token", "session_token",
+    "oauth_token", "bearer_token", "api_token", "personal_access_token", "security_token",
+    "secret_token", "client_token",
+)  # fmt: skip
+
+
+@lru_cache(maxsize=4096)
+def secret_label(key: str) -> str | None:
+    """The kind of secret a key or header names (``client_secret`` -> ``secret``), or ``None``.
+
+    Keys are matched after normalising case and separators, so ``apiKey``, ``X-API-Key`` and
+    ``api_key`` are one key. Tokens that are not credentials (``page_token``, ``version_token``)
+    are not secret keys.
+    """
+    norm = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key.strip("\"'` "))
+    norm = re.sub(r"[^a-z0-9]+", "_", norm.lower()).strip("_")
+    if re.search(r"(?:^|_)(?:password|passwd|passphrase)$", norm):
+        return "password"
+    if norm.endswith("secret_access_key"):
+        return "aws-secret-key"
+    if norm.endswith("private_key"):
+        return "private-key"
+    if norm.endswith(("secret", "secret_key")):
+        return "secret"
+    if norm.endswith(("api_key", "apikey")):
+        return "api-key"
+    # `x_auth_token` and `github_access_token` name credentials; `page_token` does not.
+    if norm in _TOKEN_KEYS or norm.endswith(tuple(f"_{k}" for k in _TOKEN_KEYS[1:])):
+        return "token"
+    if norm in ("authorization", "proxy_authorization"):
+        return "authorization"
+    return None
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """One kind of secret: a pattern, the group replaced, and an optional check of the match."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    # Substrings of the lower-cased text without which the rule cannot match: most strings in a
+    # spec hold none, and a substring test is far cheaper than a regex scan.
+    triggers: tuple[str, ...]
+    label: str = ""
+    check: Callable[[re.Match[str]], bool] | None = None
+
+
+def _vendor(kind: str, pattern: str, *triggers: str) -> _Rule:
+    # Vendor prefixes are strong evidence, so only masked or marked examples are spared.
+    return _Rule(
+        kind,
+        re.compile(rf"(?<![\w-])(?P<secret>{pattern})(?![\w-])"),
+        triggers,
+        check=lambda m: _MARKERS.search(m.group("secret")) is None,
+    )
+
+
+_TOKEN_CHARS = r"[A-Za-z0-9._~+/-]"
+_RULES: tuple[_Rule, ...] = (
+    # PEM blocks, multi-line; without an END line, the base64 run that follows BEGIN. The body
+    # runs to the next "-----" and never backtracks, so a page of BEGIN lines stays linear.
+    _Rule(
+        "private-key",
+        re.compile(
+            r"(?P<secret>-----BEGIN (?P<k>(?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?"
+            r"PRIVATE KEY(?: BLOCK)?)-----(?:(?P<body>(?:[^-]++|-(?!----))*+)-----END (?P=k)-----"
+            r"|(?P<tail>[A-Za-z0-9+/=\s\\]*)))"
+        ),
+        ("-----begin",),
+        check=_pem_body_is_key,
+    ),
+    # scheme://user:password@host: only the user-info goes; scheme, host and path stay.
+    _Rule(
+        "connection-string-credentials",
+        re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://(?P<secret>[^\s:/?#@\"'<>]+:[^\s/?#@\"'<>]*)@"),
+        ("://",),
+        label="credentials",
+        check=_userinfo_is_secret,
+    ),
+    _vendor("aws-access-key", r"(?:AKIA|ASIA)[0-9A-Z]{16}", "akia", "asia"),
+    _vendor(
+        "github-token",
+        r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}",
+        *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    # Real Slack tokens are long; `xoxp-1234-5678` is a cursor in Square's examples.
+    _vendor("slack-token", r"xox[abprs]-[A-Za-z0-9-]{20,}", "xox"),
+    _vendor("stripe-key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", "k_live_", "k_test_"),
+    _vendor("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "aiza"),
+    _vendor(
+        "openai-key", r"sk-(?:proj-|svcacct-|admin-)[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{32,}", "sk-"
+    ),
+    # Square application secrets and access tokens (sq0idp-/sq0ids- application ids are public).
+    _vendor(
+        "square-secret", r"sq0csp-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{56,}", "sq0csp-", "eaaa"
+    ),
+    _Rule(
+        "bearer-token",
+        re.compile(
+            rf"\b[Bb]earer\s+(?P<secret>{_TOKEN_CHARS}{{15,}}[\w~+/-]=*)(?![\w=~+/-]|\.\w)"
+        ),
+        ("bearer",),
+        check=lambda m: looks_random(m.group("secret")),
+    ),
+    _Rule(
+        "basic-credentials",
+        re.compile(r"\bBasic\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![\w=+/])"),
+        ("basic",),
+        check=_basic_is_credentials,
+    ),
+    _Rule(
+        "jwt",
+        re.compile(r"(?<![\w-])(?P<secret>eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,})(?![\w-])"),
+        ("eyj",),
+    ),
+    # curl -u <user>:<password> (or -u <api key>:) sends HTTP Basic credentials.
+    _Rule(
+        "basic-credentials",
+        re.compile(r"(?<![\w-])(?:-u|--user)[\s=]+[\"']?(?P<secret>[^\s\"':]+:[^\s\"']*)"),
+        ("-u", "--user"),
+        check=_userinfo_is_secret,
+    ),
+    # Labelled secrets in prose, config and code: `password = hunter2`, `"api_key": "abc123"`.
+    _Rule(
+        "labelled",
+        re.compile(
+            rf"(?<![\w-])(?P<key>[\w-]*?(?:{_SECRET_KEY_WORDS}))[\"']?\s*(?::=|=>|[:=])\s*"
+            r"(?:\"(?P<dq>[^\"\s]+)\"|'(?P<sq>[^'\s]+)'|(?P<bare>[^\s\"'`,;&(){}\[\]<>]++)(?!\())",
+            re.I,
+        ),
+        ("pass", "secret", "key", "token", "authorization"),
+    ),
+)
+
+
+def _labelled(match: re.Match[str]) -> tuple[str, str] | None:
+    """``(kind, group)`` to redact for a labelled-secret match, or ``None`` to keep it."""
+    label = secret_label(match.group("key"))
+    group = next(g for g in ("dq", "sq", "bare") if match.group(g) is not None)
+    value = match.group(group)
+    if label is None or not _plausible_literal(value):
+        return None
+    if group == "bare" and not any(c.isdigit() for c in value) and not looks_random(value):
+        return None  # unquoted prose (`token: string`) needs stronger evidence than a quote
+    return label, group
+
+
+def _apply(rule: _Rule, text: str, findings: list[str]) -> str:
+    def replace(match: re.Match[str]) -> str:
+        if rule.kind == "labelled":
+            decided = _labelled(match)
+            if decided is None:
+                return match.group(0)
+            kind, group = decided
+        elif rule.check is not None and not rule.check(match):
+            return match.group(0)
+        else:
+            kind, group = rule.kind, "secret"
+        findings.append(kind)
+        start, end = (i - match.start() for i in match.span(group))
+        whole = match.group(0)
+        return whole[:start] + REDACTED.format(rule.label or kind) + whole[end:]
+
+    return rule.pattern.sub(replace, text)
+
+
+@lru_cache(maxsize=8192)
+def scrub_text(text: str) -> ScrubResult:
+    """Replace every detected secret in ``text`` with ``[REDACTED:<kind>]``.
+
+    Deterministic and idempotent: scrubbing scrubbed text changes nothing. Results are cached
+    because specs repeat the same descriptions across many endpoints.
+
+    Args:
+        text: Any text: prose, Markdown, code, JSON or YAML.
+
+    Returns:
+        The scrubbed text and the kinds removed (one per secret).
+    """
+    findings: list[str] = []
+    lowered = text.lower()
+    scrubbed = text
+    for rule in _RULES:
+        if any(trigger in lowered for trigger in rule.triggers):
+            scrubbed = _apply(rule, scrubbed, findings)
+    return ScrubResult(text=scrubbed, findings=tuple(findings))
+
+
+def scrub_value(value: Any, *, key: str | None = None) -> tuple[Any, tuple[str, ...]]:
+    """Scrub a JSON-like value (dicts, lists, strings) without modifying it.
+
+    Strings are scrubbed with :func:`scrub_text`; a string under a secret key (``password``,
+    ``client_secret``, ``apiKey``, ``access_token``, ``authorization`` ...) is replaced whole
+    when it still looks like a real secret, and kept when it is a placeholder or a description.
+
+    Args:
+        value: The value; containers are copied only where something changed.
+        key: The key the value sits under, when the caller knows it (a field or parameter name).
+
+    Returns:
+        The scrubbed value and the kinds removed.
+    """
+    if isinstance(value, str):
+        result = scrub_text(value)
+        label = secret_label(key) if key is not None else None
+        if label is not None and _plausible_literal(result.text):
+            return REDACTED.format(label), result.findings + (label,)
+        return (result.text if result.findings else value), result.findings
+    if isinstance(value, dict):
+        found: list[str] = []
+        out: dict[Any, Any] = {}
+        for k, item in value.items():
+            out[k], kinds = scrub_value(item, key=str(k))
+            found.extend(kinds)
+        return (out if found else value), tuple(found)
+    if isinstance(value, (list, tuple)):
+        pairs = [scrub_value(item, key=key) for item in value]
+        kinds = tuple(kind for _, found_kinds in pairs for kind in found_kinds)
+        return ([item for item, _ in pairs] if kinds else value), kinds
+    return value, ()
