@@ -54,6 +54,17 @@ def _parser() -> argparse.ArgumentParser:
     graph_commands = graph.add_subparsers(dest="graph_command", required=True)
     stats = graph_commands.add_parser("stats", parents=[common], help="node and edge counts")
     stats.add_argument("--json", action="store_true")
+
+    evaluate = commands.add_parser("eval", help="evaluate every strategy on eval datasets")
+    evaluate.add_argument("datasets", nargs="+", metavar="DATASET.yaml")
+    evaluate.add_argument(
+        "--strategies",
+        default="bm25,dense,hybrid,kg,agent",
+        help="comma-separated strategies to compare (default: all five)",
+    )
+    evaluate.add_argument(
+        "--out", type=Path, help="directory for the reports and stores (default: a temp dir)"
+    )
     return parser
 
 
@@ -157,11 +168,32 @@ def _graph_stats(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+def _eval(args: argparse.Namespace, console: Console) -> int:
+    from apiatlas.evals.metrics import METRIC_KEYS
+    from apiatlas.evals.report import format_metric
+    from apiatlas.evals.runner import run_eval
+
+    report = run_eval(args.datasets, strategies=args.strategies, out_dir=args.out)
+    for name, per_strategy in report.results.items():
+        # Metrics as rows and strategies as columns: thirteen metric columns do not fit a terminal.
+        table = Table(title=f"{name} ({report.graph_backend} graph)")
+        table.add_column("metric")
+        for strategy in per_strategy:
+            table.add_column(strategy, justify="right")
+        for key in METRIC_KEYS:
+            table.add_row(key, *(format_metric(m.get(key)) for m in per_strategy.values()))
+        console.print(table)
+    for kind, path in report.paths.items():
+        # soft_wrap: a long path printed whole stays copyable.
+        console.print(f"{kind}: {path}", markup=False, highlight=False, soft_wrap=True)
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code."""
     args = _parser().parse_args(argv)
     console = Console(stderr=bool(getattr(args, "json", False)))
-    handlers = {"ingest": _ingest, "ask": _ask, "graph": _graph_stats}
+    handlers = {"ingest": _ingest, "ask": _ask, "graph": _graph_stats, "eval": _eval}
     try:
         return handlers[args.command](args, console)
     except UsageError as e:

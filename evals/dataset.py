@@ -1,0 +1,250 @@
+"""Eval datasets: the YAML format of issue 3, validated into pydantic models.
+
+A dataset names its sources (OpenAPI specs, optional guides) and a list of cases, each a question
+with the endpoints a correct answer needs. Datasets are written by other people, so every problem
+is reported as a :class:`~apiatlas.errors.UsageError` naming the file and, where it applies, the
+case id.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from apiatlas.errors import UsageError
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_ENDPOINT = re.compile(r"^\s*([A-Za-z]+)\s+(/\S*)\s*$")
+_PARAM = re.compile(r"\{[^{}/]*\}")
+HTTP_METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
+
+
+def normalise_endpoint(text: str) -> str:
+    """The comparison form of ``METHOD /path``.
+
+    The method is upper-cased; path-parameter names are blanked (``{id}`` -> ``{}``) and a
+    trailing slash dropped. The case of the path is kept: HTTP paths are case-sensitive.
+
+    Example:
+        >>> normalise_endpoint("post /v2/locations/{id}/")
+        'POST /v2/locations/{}'
+
+    Raises:
+        UsageError: ``text`` is not ``METHOD /path`` with an HTTP method.
+    """
+    match = _ENDPOINT.match(text)
+    if match is None or match.group(1).upper() not in HTTP_METHODS:
+        raise UsageError(
+            f"{text!r} is not an endpoint: write it as 'METHOD /path', e.g. 'POST /v2/locations'"
+        )
+    return f"{match.group(1).upper()} {_normalise_path(match.group(2))}"
+
+
+def endpoint_key(signature: str) -> str:
+    """Like :func:`normalise_endpoint`, but never fails: for what a strategy returned.
+
+    Webhooks of OpenAPI 3.1 have a name instead of a path; they are kept as they are, so they
+    simply never equal an expected ``METHOD /path``.
+    """
+    method, _, path = signature.strip().partition(" ")
+    path = path.strip()
+    return f"{method.upper()} {_normalise_path(path) if path.startswith('/') else path}"
+
+
+def _normalise_path(path: str) -> str:
+    path = _PARAM.sub("{}", path)
+    return path.rstrip("/") or "/"
+
+
+class Sources(BaseModel):
+    """Where a dataset's API comes from: spec and guide locations (paths or URLs)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    openapi: list[str] = Field(min_length=1)
+    docs: list[str] = Field(default_factory=list)
+
+    @field_validator("openapi", "docs", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        # `openapi: spec.yaml` is an obvious shorthand for a one-item list.
+        return [value] if isinstance(value, str) else value
+
+
+class Case(BaseModel):
+    """One question and what a correct answer presents.
+
+    Attributes:
+        id: Unique within the dataset.
+        question: Phrased the way a developer asks.
+        expected_endpoints: All of these are needed (``METHOD /path``).
+        acceptable_endpoints: Also correct, but not required.
+        answerable: ``False`` when nothing should be presented.
+        tags: Free-form labels (``synonym``, ``multi-step``…).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    question: str = Field(min_length=1)
+    expected_endpoints: list[str] = Field(default_factory=list)
+    acceptable_endpoints: list[str] = Field(default_factory=list)
+    answerable: bool = True
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_as_text(cls, value: Any) -> Any:
+        # YAML reads `id: 7` as an int; an id is a label, so accept it as text.
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @field_validator("expected_endpoints", "acceptable_endpoints")
+    @classmethod
+    def _well_formed(cls, values: list[str]) -> list[str]:
+        for value in values:
+            try:
+                normalise_endpoint(value)
+            except UsageError as e:
+                raise ValueError(str(e)) from e
+        return values
+
+    @property
+    def expected(self) -> list[str]:
+        """Expected endpoints in comparison form, de-duplicated, in dataset order."""
+        return list(dict.fromkeys(normalise_endpoint(e) for e in self.expected_endpoints))
+
+    @property
+    def acceptable(self) -> list[str]:
+        """Acceptable endpoints in comparison form."""
+        return list(dict.fromkeys(normalise_endpoint(e) for e in self.acceptable_endpoints))
+
+
+class Dataset(BaseModel):
+    """A validated dataset; ``sources`` hold resolved absolute paths (or URLs).
+
+    Attributes:
+        name: Also the project the dataset is ingested into.
+        description: Optional prose.
+        sources: Spec and guide locations.
+        memories: Project memory to load before the cases (refused until project memory exists).
+        cases: The questions.
+        path: The file the dataset was read from.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    description: str = ""
+    sources: Sources
+    memories: list[dict[str, Any]] = Field(default_factory=list)
+    cases: list[Case] = Field(min_length=1)
+    path: Path | None = Field(default=None, exclude=True)
+    """Set by :func:`load_dataset`; not a key of the YAML format."""
+
+
+def load_dataset(path: str | Path) -> Dataset:
+    """Read and validate a dataset file.
+
+    Relative source paths resolve from the dataset file's directory; URLs are kept as they are.
+
+    Raises:
+        UsageError: The file is missing or not valid YAML, a key is unknown or a value is wrong,
+            case ids repeat, an answerable case expects nothing (or an unanswerable one expects
+            something), an endpoint is not ``METHOD /path``, a source path does not exist, or
+            the dataset has ``memories``. The message names the file and the case id.
+    """
+    path = Path(path).expanduser().resolve()
+    raw = _read_yaml(path)
+    if "path" in raw:  # a model field the runner sets, not a key of the format
+        raise UsageError(f"{path}: path: unknown key; check its spelling against the format")
+    try:
+        dataset = Dataset.model_validate(raw)
+    except ValidationError as e:
+        raise UsageError(_describe(path, raw, e)) from e
+    dataset.path = path
+    _check_cases(path, dataset.cases)
+    if dataset.memories:
+        raise UsageError(
+            f"{path}: this dataset has `memories`, but project memory arrives in a later issue; "
+            "remove `memories` (and the cases that rely on it) to run it now"
+        )
+    dataset.sources = Sources(
+        openapi=[_resolve(path, s) for s in dataset.sources.openapi],
+        docs=[_resolve(path, s) for s in dataset.sources.docs],
+    )
+    return dataset
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as e:
+        raise UsageError(f"{path}: no such dataset file; check the path") from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"{path}: cannot read the dataset ({e}); is it UTF-8 text?") from e
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e)
+        raise UsageError(f"{path}{where}: invalid YAML ({problem}); fix the syntax there") from e
+    if not isinstance(raw, dict):
+        raise UsageError(f"{path}: a dataset is a YAML mapping with `name`, `sources` and `cases`")
+    return raw
+
+
+def _describe(path: Path, raw: dict[str, Any], error: ValidationError) -> str:
+    """One line per problem, naming the case id when the problem is inside a case."""
+    lines = []
+    for problem in error.errors():
+        loc = list(problem["loc"])
+        where = ".".join(str(part) for part in loc) or "(top level)"
+        if len(loc) >= 2 and loc[0] == "cases" and isinstance(loc[1], int):
+            cases = raw.get("cases")
+            case = cases[loc[1]] if isinstance(cases, list) and loc[1] < len(cases) else None
+            case_id = case.get("id") if isinstance(case, dict) else None
+            label = f"case {case_id!r}" if case_id is not None else f"case #{loc[1] + 1}"
+            where = f"{label}: " + (".".join(str(p) for p in loc[2:]) or "(the case)")
+        message = problem["msg"]
+        if problem["type"] == "extra_forbidden":
+            message = "unknown key; check its spelling against the dataset format"
+        lines.append(f"{where}: {message.removeprefix('Value error, ')}")
+    return f"{path}: invalid dataset:\n  " + "\n  ".join(lines)
+
+
+def _check_cases(path: Path, cases: list[Case]) -> None:
+    seen: set[str] = set()
+    for case in cases:
+        if case.id in seen:
+            raise UsageError(f"{path}: case {case.id!r}: duplicate case id; ids must be unique")
+        seen.add(case.id)
+        if case.answerable and not case.expected_endpoints:
+            raise UsageError(
+                f"{path}: case {case.id!r}: an answerable case needs `expected_endpoints`; "
+                "add them, or set `answerable: false` if nothing should be presented"
+            )
+        if not case.answerable and (case.expected_endpoints or case.acceptable_endpoints):
+            raise UsageError(
+                f"{path}: case {case.id!r}: an unanswerable case cannot expect endpoints; "
+                "remove `expected_endpoints`/`acceptable_endpoints` or set `answerable: true`"
+            )
+
+
+def _resolve(dataset_path: Path, location: str) -> str:
+    if _URL.match(location):
+        return location
+    target = Path(location).expanduser()
+    if not target.is_absolute():
+        target = dataset_path.parent / target
+    target = target.resolve()
+    if not target.exists():
+        raise UsageError(
+            f"{dataset_path}: source {location!r} does not exist (looked at {target}); "
+            "relative paths resolve from the dataset file's directory"
+        )
+    return str(target)

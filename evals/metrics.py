@@ -1,0 +1,134 @@
+"""The metrics of issue 3, as pure functions over per-case records.
+
+Every metric is over answerable cases unless noted, and ``None`` when it does not apply (no
+answerable cases, no unanswerable cases, nothing presented, no citations).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from apiatlas.evals.dataset import endpoint_key
+
+RECALL_KS: tuple[int, ...] = (1, 3, 5, 10)
+METRIC_KEYS: tuple[str, ...] = (
+    "cases", "top1", "recall@1", "recall@3", "recall@5", "recall@10", "all_expected@10",
+    "precision", "abstention_accuracy", "false_abstention", "citation_validity",
+    "latency_ms_p50", "latency_ms_p95",
+)
+"""The keys of one strategy's results in ``report.json``, in contract order."""
+
+Metrics = dict[str, float | int | None]
+
+
+class CaseRecord(BaseModel):
+    """What one strategy did on one case.
+
+    Attributes:
+        dataset: Dataset name.
+        case_id: The case's id.
+        strategy: Strategy name.
+        question: The question asked.
+        answerable: Whether the case expects endpoints.
+        expected: Expected endpoints (``METHOD /path``).
+        acceptable: Acceptable endpoints.
+        ranked: The strategy's ranked endpoints, best first.
+        presented: The endpoints shown to the developer.
+        citations_valid: How many of the shown citations resolve.
+        citations_total: How many citations were shown.
+        latency_ms: Warm wall time of the call.
+    """
+
+    dataset: str
+    case_id: str
+    strategy: str
+    question: str = ""
+    answerable: bool = True
+    expected: list[str] = Field(default_factory=list)
+    acceptable: list[str] = Field(default_factory=list)
+    ranked: list[str] = Field(default_factory=list)
+    presented: list[str] = Field(default_factory=list)
+    citations_valid: int = 0
+    citations_total: int = 0
+    latency_ms: float = 0.0
+
+
+def _keys(signatures: Sequence[str]) -> list[str]:
+    return [endpoint_key(s) for s in signatures]
+
+
+def is_top1(record: CaseRecord) -> bool:
+    """The first ranked endpoint is expected or acceptable."""
+    ranked = _keys(record.ranked[:1])
+    return bool(ranked) and ranked[0] in set(_keys(record.expected + record.acceptable))
+
+
+def recall_at(record: CaseRecord, k: int) -> float:
+    """Share of the expected endpoints in the top ``k`` (0.0 when nothing is expected)."""
+    expected = set(_keys(record.expected))
+    if not expected:
+        return 0.0
+    return len(expected & set(_keys(record.ranked[:k]))) / len(expected)
+
+
+def precision_of(record: CaseRecord) -> float | None:
+    """Share of the presented endpoints that are expected or acceptable; ``None`` if none."""
+    presented = set(_keys(record.presented))
+    if not presented:
+        return None
+    return len(presented & set(_keys(record.expected + record.acceptable))) / len(presented)
+
+
+def case_ok(record: CaseRecord) -> bool:
+    """A case passes when it is right at the top and complete, or rightly presents nothing.
+
+    Answerable: the first endpoint is expected or acceptable and every expected endpoint is in the
+    top 10. Unanswerable: nothing is presented.
+    """
+    if not record.answerable:
+        return not record.presented
+    return is_top1(record) and recall_at(record, 10) == 1.0
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank percentile (``q`` in 0..100); ``None`` for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def compute_metrics(records: Sequence[CaseRecord]) -> Metrics:
+    """The metrics of one strategy on one dataset, keyed as in ``report.json``.
+
+    ``precision`` is the mean over answerable cases that presented something (a case that
+    presents nothing counts in ``false_abstention`` instead). ``citation_validity`` pools the
+    citations of every case.
+    """
+    answerable = [r for r in records if r.answerable]
+    unanswerable = [r for r in records if not r.answerable]
+    metrics: Metrics = {"cases": len(records)}
+    metrics["top1"] = _mean([float(is_top1(r)) for r in answerable])
+    for k in RECALL_KS:
+        metrics[f"recall@{k}"] = _mean([recall_at(r, k) for r in answerable])
+    metrics["all_expected@10"] = _mean([float(recall_at(r, 10) == 1.0) for r in answerable])
+    precisions = [p for r in answerable if (p := precision_of(r)) is not None]
+    metrics["precision"] = _mean(precisions)
+    metrics["abstention_accuracy"] = _mean([float(not r.presented) for r in unanswerable])
+    metrics["false_abstention"] = _mean([float(not r.presented) for r in answerable])
+    total = sum(r.citations_total for r in records)
+    valid = sum(r.citations_valid for r in records)
+    metrics["citation_validity"] = round(valid / total, 4) if total else None
+    latencies = [r.latency_ms for r in records]
+    p50, p95 = percentile(latencies, 50), percentile(latencies, 95)
+    metrics["latency_ms_p50"] = round(p50, 2) if p50 is not None else None
+    metrics["latency_ms_p95"] = round(p95, 2) if p95 is not None else None
+    return metrics

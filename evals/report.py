@@ -1,0 +1,175 @@
+"""The eval report: ``report.json`` (the contract of issue 3), ``report.md`` and ``report.png``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+from pydantic import BaseModel, Field
+
+from apiatlas.evals.metrics import METRIC_KEYS, RECALL_KS, CaseRecord, Metrics, case_ok
+
+FAILURES_SHOWN = 5
+"""Endpoints of a failing agent case shown in report.md."""
+
+
+class DatasetInfo(BaseModel):
+    """What was evaluated for one dataset (written under ``datasets`` in report.json)."""
+
+    path: str = ""
+    description: str = ""
+    answerable: int = 0
+    unanswerable: int = 0
+    endpoints: int = 0
+    doc_chunks: int = 0
+    ingest_seconds: float = 0.0
+    home: str = ""
+
+
+class EvalReport(BaseModel):
+    """Everything one ``apiatlas eval`` run produced.
+
+    Attributes:
+        generated_at: ISO 8601 UTC time of the run.
+        graph_backend: ``embedded`` or ``neo4j``: the knowledge-graph backend evaluated.
+        results: Dataset name -> strategy -> metrics (keys of :data:`METRIC_KEYS`).
+        records: One record per dataset, case and strategy.
+        datasets: Dataset name -> what was ingested and how many cases it has.
+        paths: ``json``/``md``/``png`` -> the files written.
+    """
+
+    generated_at: str
+    graph_backend: str = "embedded"
+    results: dict[str, dict[str, Metrics]] = Field(default_factory=dict)
+    records: list[CaseRecord] = Field(default_factory=list)
+    datasets: dict[str, DatasetInfo] = Field(default_factory=dict)
+    paths: dict[str, Path] = Field(default_factory=dict)
+
+
+def report_json(report: EvalReport) -> dict[str, Any]:
+    """The ``report.json`` document: the contract's keys, then ``datasets`` as an extra."""
+    return {
+        "generated_at": report.generated_at,
+        "graph_backend": report.graph_backend,
+        "results": report.results,
+        "cases": [
+            {
+                "dataset": r.dataset,
+                "id": r.case_id,
+                "strategy": r.strategy,
+                "ranked": r.ranked,
+                "ok": case_ok(r),
+                # Extras beyond the contract, for reading a failure without rerunning.
+                "presented": r.presented,
+                "answerable": r.answerable,
+                "expected": r.expected,
+                "acceptable": r.acceptable,
+                "citations_valid": r.citations_valid,
+                "citations_total": r.citations_total,
+                "latency_ms": r.latency_ms,
+            }
+            for r in report.records
+        ],
+        "datasets": {name: info.model_dump() for name, info in report.datasets.items()},
+    }
+
+
+def format_metric(value: float | int | None) -> str:
+    """A table cell: ``-`` for ``None``, counts as integers, shares with two decimals."""
+    if value is None:
+        return "-"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.2f}" if value <= 1.0 else f"{value:.1f}"
+
+
+def table_rows(report: EvalReport, dataset: str) -> list[list[str]]:
+    """One row per strategy: its name, then every metric in :data:`METRIC_KEYS` order."""
+    return [
+        [strategy, *(format_metric(metrics.get(key)) for key in METRIC_KEYS)]
+        for strategy, metrics in report.results.get(dataset, {}).items()
+    ]
+
+
+def markdown(report: EvalReport) -> str:
+    """``report.md``: a strategy table per dataset, then the failing agent cases."""
+    lines = [
+        f"# apiatlas eval, {report.generated_at}",
+        "",
+        f"Knowledge-graph backend: `{report.graph_backend}`. Metrics are over answerable cases, "
+        "except `abstention_accuracy` (unanswerable cases); `-` means the metric does not apply. "
+        "A plain strategy presents its top 3; the agent presents its answer.",
+    ]
+    for name, info in report.datasets.items():
+        lines += [
+            "",
+            f"## {name}",
+            "",
+            f"{info.description}".strip(),
+            "",
+            f"{info.answerable} answerable and {info.unanswerable} unanswerable cases; "
+            f"{info.endpoints} endpoints, {info.doc_chunks} doc chunks, ingested in "
+            f"{info.ingest_seconds:.1f} s.",
+            "",
+            "| strategy | " + " | ".join(METRIC_KEYS) + " |",
+            "| --- | " + " | ".join("---:" for _ in METRIC_KEYS) + " |",
+        ]
+        lines += ["| " + " | ".join(row) + " |" for row in table_rows(report, name)]
+        failing = [
+            r for r in report.records
+            if r.dataset == name and r.strategy == "agent" and not case_ok(r)
+        ]
+        if failing:
+            lines += ["", "### Failing agent cases", "",
+                      "| case | question | expected | came back |", "| --- | --- | --- | --- |"]
+            for r in failing:
+                wanted = ", ".join(r.expected) if r.answerable else "nothing (unanswerable)"
+                got = ", ".join(r.ranked[:FAILURES_SHOWN]) or "nothing (abstained)"
+                question = r.question.replace("|", "\\|")
+                lines.append(f"| {r.case_id} | {question} | {wanted} | {got} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(report: EvalReport, path: Path) -> None:
+    """``report.png``: recall@k per strategy for each dataset, and latency per strategy."""
+    names = list(report.results)
+    strategies = list(dict.fromkeys(s for per in report.results.values() for s in per))
+    figure = Figure(figsize=(max(6.0, 4.5 * len(names)), 8.0), layout="constrained")
+    grid = figure.add_gridspec(2, max(1, len(names)))
+    width = 0.8 / max(1, len(strategies))
+    for column, name in enumerate(names):
+        axes = figure.add_subplot(grid[0, column])
+        for i, strategy in enumerate(strategies):
+            metrics = report.results[name].get(strategy, {})
+            values = [metrics.get(f"recall@{k}") or 0.0 for k in RECALL_KS]
+            xs = [x + (i - (len(strategies) - 1) / 2) * width for x in range(len(RECALL_KS))]
+            axes.bar(xs, values, width, label=strategy)
+        axes.set_xticks(range(len(RECALL_KS)), [f"recall@{k}" for k in RECALL_KS])
+        axes.set_ylim(0, 1.05)
+        axes.set_title(name)
+        if column == 0:
+            handles, labels = axes.get_legend_handles_labels()
+            # Outside the axes: inside, the legend hides the bars it explains.
+            figure.legend(handles, labels, loc="outside upper center", ncols=len(strategies))
+    latency = figure.add_subplot(grid[1, :])
+    samples = [[r.latency_ms for r in report.records if r.strategy == s] for s in strategies]
+    latency.boxplot(samples, tick_labels=strategies)
+    latency.set_yscale("log")
+    latency.set_ylabel("latency, ms (warm, log scale)")
+    latency.set_title("latency per strategy, all datasets")
+    figure.savefig(path, dpi=100)
+
+
+def write_reports(report: EvalReport, out_dir: Path) -> dict[str, Path]:
+    """Write ``report.json``, ``report.md`` and ``report.png`` into ``out_dir``."""
+    paths = {
+        "json": out_dir / "report.json",
+        "md": out_dir / "report.md",
+        "png": out_dir / "report.png",
+    }
+    paths["json"].write_text(json.dumps(report_json(report), indent=2) + "\n", encoding="utf-8")
+    paths["md"].write_text(markdown(report), encoding="utf-8")
+    plot(report, paths["png"])
+    return paths
