@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test bench eval clean
 
 setup: $(STAMP)
 
@@ -28,6 +28,10 @@ test: setup
 
 bench: setup
 	$(BIN)/python -m apiatlas.evals.bench
+
+# The shipped datasets, every strategy side by side; report.{json,md,png} in evals/results/latest.
+eval: setup
+	$(BIN)/apiatlas eval evals/datasets/*.yaml --out evals/results/latest
 
 clean:
 	rm -rf $(VENV) .apiatlas

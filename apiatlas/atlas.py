@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from apiatlas.config import Settings
 from apiatlas.graph.ingest import ingest_graph
 from apiatlas.graph.model import ChangeSummary, GraphStats
-from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.backends import open_graph_store
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.loaders.cards import endpoint_documents
 from apiatlas.loaders.docs import load_docs
@@ -35,7 +35,13 @@ from apiatlas.rag.context import AgentContext
 from apiatlas.rag.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
 from apiatlas.rag.hybrid import HybridRetriever
 from apiatlas.rag.result import AnswerResult
-from apiatlas.rag.vectorstore import GROUP_KEY, IndexStats, VectorIndex, open_vector_store
+from apiatlas.rag.vectorstore import (
+    GROUP_KEY,
+    IndexStats,
+    VectorIndex,
+    open_vector_store,
+    record_manager_url,
+)
 
 ProgressCallback = Callable[[str, int, int], None]
 """Called as ``(stage, done, total)`` while ingesting."""
@@ -75,9 +81,11 @@ class ApiAtlas:
 
     Args:
         settings: Where state lives and which embeddings to use. Defaults to ``Settings()``.
-        graph_store: A knowledge-graph store; the embedded SQLite store by default.
+        graph_store: A knowledge-graph store; by default the one ``settings.graph`` names
+            (the embedded SQLite store, or Neo4j).
         embeddings: Embeddings for vectors and resource matching; from ``settings`` by default.
-        vector_store: A LangChain vector store; persistent Chroma under the home by default.
+        vector_store: A LangChain vector store; by default the one ``settings.vectors`` names
+            (persistent Chroma under the home, or pgvector on ``settings.database_url``).
 
     Example:
         >>> atlas = ApiAtlas(Settings(home=Path(".apiatlas")))
@@ -95,7 +103,7 @@ class ApiAtlas:
     ) -> None:
         self.settings = settings or Settings()
         self.settings.ensure_home()
-        self.graph = graph_store or SqliteGraphStore(self.settings.graph_path)
+        self.graph = graph_store or open_graph_store(self.settings)
         # The model and the vector store are opened on first use, so that bad input and
         # `graph stats` fail or answer fast without loading a model.
         self._embeddings = embeddings
@@ -114,7 +122,7 @@ class ApiAtlas:
     @cached_property
     def vector_index(self) -> VectorIndex:
         """The indexing-API front of the vector store."""
-        return VectorIndex(self.vector_store, self.settings.record_manager_url)
+        return VectorIndex(self.vector_store, record_manager_url(self.settings))
 
     @cached_property
     def retriever(self) -> HybridRetriever:

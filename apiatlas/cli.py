@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -27,13 +28,22 @@ def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--home", help="state directory (default: $APIATLAS_HOME or ./.apiatlas)")
     common.add_argument("--project", help="project to use (default: $APIATLAS_PROJECT or 'default')")
+    backends = argparse.ArgumentParser(add_help=False)
+    backends.add_argument(
+        "--graph", choices=["embedded", "neo4j"], help="graph backend (default: $APIATLAS_GRAPH)"
+    )
+    backends.add_argument(
+        "--vectors",
+        choices=["chroma", "pgvector"],
+        help="vector backend (default: $APIATLAS_VECTORS; pgvector when DATABASE_URL is set)",
+    )
 
     parser = argparse.ArgumentParser(
         prog="apiatlas", description="Grounded, cited answers about your APIs."
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    ingest = commands.add_parser("ingest", parents=[common], help="load OpenAPI specs and docs")
+    ingest = commands.add_parser("ingest", parents=[common, backends], help="load OpenAPI specs and docs")
     ingest.add_argument("--openapi", action="append", default=[], metavar="PATH_OR_URL")
     ingest.add_argument("--docs", action="append", default=[], metavar="PATH_OR_URL")
     ingest.add_argument("--api", help="name for the API (default: from the spec title)")
@@ -44,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         "--allow-host", action="append", default=[], metavar="HOST", help="only fetch these hosts"
     )
 
-    ask = commands.add_parser("ask", parents=[common], help="ask a question")
+    ask = commands.add_parser("ask", parents=[common, backends], help="ask a question")
     ask.add_argument("question")
     ask.add_argument("--api", help="restrict to one API")
     ask.add_argument("-k", type=int, default=5, help="how many endpoints to present at most")
@@ -52,10 +62,12 @@ def _parser() -> argparse.ArgumentParser:
 
     graph = commands.add_parser("graph", help="inspect the knowledge graph")
     graph_commands = graph.add_subparsers(dest="graph_command", required=True)
-    stats = graph_commands.add_parser("stats", parents=[common], help="node and edge counts")
+    stats = graph_commands.add_parser("stats", parents=[common, backends], help="node and edge counts")
     stats.add_argument("--json", action="store_true")
 
-    evaluate = commands.add_parser("eval", help="evaluate every strategy on eval datasets")
+    evaluate = commands.add_parser(
+        "eval", parents=[backends], help="evaluate every strategy on eval datasets"
+    )
     evaluate.add_argument("datasets", nargs="+", metavar="DATASET.yaml")
     evaluate.add_argument(
         "--strategies",
@@ -65,11 +77,21 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--out", type=Path, help="directory for the reports and stores (default: a temp dir)"
     )
+
+    neo4j = commands.add_parser(
+        "neo4j", parents=[common], help="run a local Neo4j (Community, from Maven Central)"
+    )
+    neo4j.add_argument("action", choices=["start", "stop", "status"])
     return parser
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return Settings.from_env(home=args.home, project=args.project)
+    return Settings.from_env(
+        home=getattr(args, "home", None),
+        project=getattr(args, "project", None),
+        graph=getattr(args, "graph", None),
+        vectors=getattr(args, "vectors", None),
+    )
 
 
 def _ingest(args: argparse.Namespace, console: Console) -> int:
@@ -142,12 +164,12 @@ def _ask(args: argparse.Namespace, console: Console) -> int:
 
 
 def _graph_stats(args: argparse.Namespace, console: Console) -> int:
-    from apiatlas.graph.sqlite_store import SqliteGraphStore
+    from apiatlas.graph.backends import open_graph_store
 
     settings = _settings(args)
-    if not settings.graph_path.exists():
+    if settings.graph == "embedded" and not settings.graph_path.exists():
         raise UsageError(f"no knowledge graph at {settings.graph_path}: run `apiatlas ingest` first")
-    store = SqliteGraphStore(settings.graph_path)
+    store = open_graph_store(settings)
     try:
         stats = store.stats(args.project)
     finally:
@@ -169,11 +191,27 @@ def _graph_stats(args: argparse.Namespace, console: Console) -> int:
 
 
 def _eval(args: argparse.Namespace, console: Console) -> int:
+    from langchain_core.embeddings import Embeddings
+
+    from apiatlas.atlas import ApiAtlas
     from apiatlas.evals.metrics import METRIC_KEYS
     from apiatlas.evals.report import format_metric
     from apiatlas.evals.runner import run_eval
 
-    report = run_eval(args.datasets, strategies=args.strategies, out_dir=args.out)
+    chosen = _settings(args)
+
+    def atlas_for(settings: Settings, embeddings: Embeddings) -> ApiAtlas:
+        # The runner picks each dataset's home and project; the backends come from the flags.
+        backends = replace(
+            chosen, home=settings.home, project=settings.project, embeddings=settings.embeddings
+        )
+        atlas = ApiAtlas(backends, embeddings=embeddings)
+        atlas.graph.delete_project(settings.project)  # a server keeps old runs: start fresh
+        return atlas
+
+    report = run_eval(
+        args.datasets, strategies=args.strategies, out_dir=args.out, atlas_factory=atlas_for
+    )
     for name, per_strategy in report.results.items():
         # Metrics as rows and strategies as columns: thirteen metric columns do not fit a terminal.
         table = Table(title=f"{name} ({report.graph_backend} graph)")
@@ -189,11 +227,23 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+def _neo4j(args: argparse.Namespace, console: Console) -> int:
+    from apiatlas.graph.neo4j_server import cli
+
+    return cli(args.action, _settings(args))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code."""
     args = _parser().parse_args(argv)
     console = Console(stderr=bool(getattr(args, "json", False)))
-    handlers = {"ingest": _ingest, "ask": _ask, "graph": _graph_stats, "eval": _eval}
+    handlers = {
+        "ingest": _ingest,
+        "ask": _ask,
+        "graph": _graph_stats,
+        "eval": _eval,
+        "neo4j": _neo4j,
+    }
     try:
         return handlers[args.command](args, console)
     except UsageError as e:

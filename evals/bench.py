@@ -9,6 +9,7 @@ The machine is shared and noisy: read medians and ratios, not single numbers.
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import tempfile
 from collections import defaultdict
@@ -149,6 +150,9 @@ def run(shared: Path, repeat: int) -> str:
             f"| {name} | {route} | {len(values)} | {statistics.median(values):.1f} | "
             f"{percentile(values, 95):.1f} |"
         )
+    # ru_maxrss is in KiB on Linux: the peak resident size of this whole benchmark process.
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    lines += ["", f"Peak resident memory of the benchmark process: {peak_mib:.0f} MiB."]
     return "\n".join(lines) + "\n"
 
 

@@ -11,7 +11,6 @@ import threading
 from collections.abc import Hashable
 from typing import Any, Literal
 
-from langchain_chroma import Chroma
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
     CallbackManagerForRetrieverRun,
@@ -19,11 +18,12 @@ from langchain_core.callbacks import (
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
+from langchain_core.vectorstores import VectorStore
 from pydantic import PrivateAttr
 
 from apiatlas.errors import StoreError, UsageError
 from apiatlas.rag.bm25 import BM25Retriever
-from apiatlas.rag.vectorstore import chroma_filter, load_corpus
+from apiatlas.rag.vectorstore import load_corpus, scope_filter
 
 Strategy = Literal["bm25", "dense", "hybrid"]
 
@@ -82,14 +82,15 @@ def reciprocal_rank_fusion(
 
 
 class HybridRetriever(BaseRetriever):
-    """Project-scoped BM25 + dense retrieval over the Chroma store, fused with RRF.
+    """Project-scoped BM25 + dense retrieval over the vector store, fused with RRF.
 
     ``invoke(query, project=..., api=..., k=..., strategy=...)`` overrides the fields per call.
     Results carry ``rrf_score``, ``bm25_rank``/``dense_rank`` (1-based, ``None`` when that half
     did not find the document) and ``bm25_score``/``dense_score``.
 
     Attributes:
-        vector_store: The store written by :class:`~apiatlas.rag.vectorstore.VectorIndex`.
+        vector_store: The store written by :class:`~apiatlas.rag.vectorstore.VectorIndex`:
+            Chroma or PGVectorStore (both report cosine distances).
         k: How many fused documents to return.
         project: Project to search.
         api: Restrict to one API of the project, or ``None`` for all.
@@ -101,7 +102,7 @@ class HybridRetriever(BaseRetriever):
             facility") cannot outvote the dense ranking; ``False`` gives plain RRF.
     """
 
-    vector_store: Chroma
+    vector_store: VectorStore
     k: int = 8
     project: str = "default"
     api: str | None = None
@@ -176,9 +177,10 @@ class HybridRetriever(BaseRetriever):
         return self.bm25_for(project, api).rank(query, self.fetch_k)
 
     def _dense_half(self, query: str, project: str, api: str | None) -> list[Document]:
+        where = scope_filter(self.vector_store, project, api)
         try:
             pairs = self.vector_store.similarity_search_with_score(
-                query, k=self.fetch_k, filter=chroma_filter(project, api)
+                query, k=self.fetch_k, filter=where
             )
         except Exception as e:
             raise StoreError(f"Dense search in project {project!r} failed: {e}") from e

@@ -4,6 +4,9 @@ Every document carries ``project`` and ``source`` metadata. Indexing groups reco
 ``source_id = "<project>|<source>"`` so that re-ingesting one source of one project replaces
 exactly that source's documents: unchanged documents are skipped (not re-embedded), changed ones
 are replaced, vanished ones deleted, and other projects are never touched.
+
+Two backends, chosen by ``Settings.vectors``: persistent Chroma under the home directory, or
+PostgreSQL + pgvector (:mod:`apiatlas.rag.pgvector`) at ``Settings.database_url``.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.indexing import index as lc_index
 from langchain_core.vectorstores import VectorStore
 from pydantic import BaseModel
+from sqlalchemy.engine import make_url
 
 from apiatlas.config import Settings
-from apiatlas.errors import StoreError, UsageError
+from apiatlas.errors import ConfigError, StoreError, UsageError
 
 COLLECTION = "apiatlas"
 SOURCE_ID_KEY = "source_id"
@@ -41,7 +45,49 @@ class IndexStats(BaseModel):
         return bool(self.num_added or self.num_updated or self.num_deleted)
 
 
-def open_vector_store(settings: Settings, embeddings: Embeddings) -> Chroma:
+def open_vector_store(settings: Settings, embeddings: Embeddings) -> VectorStore:
+    """Open the vector store ``settings.vectors`` selects, creating it if needed.
+
+    ``chroma``: the persistent ``apiatlas`` collection under ``chroma_dir``. ``pgvector``: the
+    ``apiatlas_vectors`` table in the database at ``database_url``.
+
+    Raises:
+        ConfigError: ``pgvector`` is selected without a ``database_url``, or it is invalid.
+        StoreError: The store cannot be created or opened.
+    """
+    if settings.vectors == "pgvector":
+        # Imported on demand: langchain-postgres and its drivers add ~0.5 s to every start.
+        from apiatlas.rag.pgvector import open_pg_vector_store
+
+        return open_pg_vector_store(_database_url(settings), embeddings)
+    return open_chroma_store(settings, embeddings)
+
+
+def record_manager_url(settings: Settings) -> str:
+    """Where the indexing API's record manager lives: beside the selected vector store.
+
+    SQLite under the home for Chroma; the same PostgreSQL database for pgvector.
+
+    Raises:
+        ConfigError: ``pgvector`` is selected without a valid ``database_url``.
+    """
+    if settings.vectors == "pgvector":
+        from apiatlas.rag.pgvector import record_manager_url as pg_record_manager_url
+
+        return pg_record_manager_url(_database_url(settings))
+    return settings.record_manager_url
+
+
+def _database_url(settings: Settings) -> str:
+    if not settings.database_url:
+        raise ConfigError(
+            "the pgvector backend needs a PostgreSQL URL: set DATABASE_URL "
+            "(postgresql://user:password@host:5432/db)."
+        )
+    return settings.database_url
+
+
+def open_chroma_store(settings: Settings, embeddings: Embeddings) -> Chroma:
     """Open (creating if needed) the persistent ``apiatlas`` collection under ``chroma_dir``.
 
     Raises:
@@ -71,15 +117,42 @@ def chroma_filter(project: str, api: str | None = None) -> dict[str, Any]:
     return {"$and": [{"project": project}, {"api": api}]}
 
 
-def load_corpus(vector_store: Chroma, *, project: str, api: str | None = None) -> list[Document]:
-    """Every stored document of ``project`` (and ``api``), in a stable order, with ``id`` set.
+def scope_filter(
+    vector_store: VectorStore, project: str, api: str | None = None
+) -> dict[str, Any]:
+    """The metadata filter selecting ``project`` (and ``api``) in ``vector_store``'s dialect.
 
     Raises:
+        UsageError: ``vector_store`` is neither Chroma nor PGVectorStore.
+    """
+    if isinstance(vector_store, Chroma):
+        return chroma_filter(project, api)
+    from apiatlas.rag.pgvector import PGVectorStore, pg_filter  # on demand, as above
+
+    if isinstance(vector_store, PGVectorStore):
+        return pg_filter(project, api)
+    raise UsageError(
+        f"{type(vector_store).__name__} is not a supported vector store: apiatlas scopes "
+        "searches by project on Chroma (open_chroma_store) or PGVectorStore "
+        "(open_pg_vector_store)."
+    )
+
+
+def load_corpus(
+    vector_store: VectorStore, *, project: str, api: str | None = None
+) -> list[Document]:
+    """Every stored document of ``project`` (and ``api``), in a stable order, with ``id`` set.
+
+    Works on Chroma and PGVectorStore, whose ``get(where=..., include=...)`` agree.
+
+    Raises:
+        UsageError: ``vector_store`` is neither Chroma nor PGVectorStore.
         StoreError: The store cannot be read.
     """
+    where = scope_filter(vector_store, project, api)
     try:
-        got = vector_store.get(
-            where=chroma_filter(project, api), include=["metadatas", "documents"]
+        got = vector_store.get(  # type: ignore[attr-defined]  # both backends have get()
+            where=where, include=["metadatas", "documents"]
         )
     except Exception as e:
         raise StoreError(f"Could not read project {project!r} from the vector store: {e}") from e
@@ -87,7 +160,8 @@ def load_corpus(vector_store: Chroma, *, project: str, api: str | None = None) -
         Document(page_content=text or "", metadata=dict(meta or {}), id=doc_id)
         for doc_id, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
     ]
-    # Chroma returns storage order; sorting keeps BM25 tie-breaks reproducible across runs.
+    # Both return storage order; sorting keeps BM25 tie-breaks reproducible across runs and
+    # backends.
     docs.sort(key=lambda d: (str(d.metadata.get("source", "")), str(d.id)))
     return docs
 
@@ -113,8 +187,10 @@ class VectorIndex:
             self.record_manager = SQLRecordManager(namespace, db_url=record_manager_url)
             self.record_manager.create_schema()
         except Exception as e:
+            where = _without_password(record_manager_url)
             raise StoreError(
-                f"Could not open the record manager at {record_manager_url}: {e}"
+                f"Could not open the record manager at {where}: {e}. Check that the database "
+                "is reachable and writable."
             ) from e
 
     def index(self, docs: list[Document], *, project: str, sources: list[str]) -> IndexStats:
@@ -166,6 +242,14 @@ class VectorIndex:
             self.vector_store.delete(keys)
             self.record_manager.delete_keys(keys)
         return len(keys)
+
+
+def _without_password(url: str) -> str:
+    # The URL may be a PostgreSQL one with credentials: messages must never show them.
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not even parseable: say so rather than echo it
+        return "an unparseable database URL"
 
 
 def _group_id(project: str, source: str) -> str:

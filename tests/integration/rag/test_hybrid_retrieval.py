@@ -1,7 +1,9 @@
-"""HybridRetriever over a real Chroma store indexed with the real MiniLM model."""
+"""HybridRetriever over real Chroma and real pgvector stores indexed with the real MiniLM model."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from langchain_core.embeddings import Embeddings
 from apiatlas.config import Settings
 from apiatlas.rag.embeddings import load_embeddings
 from apiatlas.rag.hybrid import HybridRetriever
+from apiatlas.rag.pgvector import open_pg_vector_store, pg_engine, record_manager_url
 from apiatlas.rag.vectorstore import VectorIndex, open_vector_store
 
 SQUARE = "/specs/square.yaml"
@@ -79,15 +82,28 @@ def embeddings() -> Embeddings:
     return load_embeddings(Settings())
 
 
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory, embeddings: Embeddings) -> VectorIndex:
-    settings = Settings(home=Path(tmp_path_factory.mktemp("hybrid")))
-    vindex = VectorIndex(open_vector_store(settings, embeddings), settings.record_manager_url)
+@pytest.fixture(scope="module", params=["chroma", "pgvector"])
+def indexed(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    embeddings: Embeddings,
+) -> Iterator[VectorIndex]:
+    """The same cards indexed on each backend: every test here runs on Chroma and on pgvector."""
+    table = f"hybrid_{uuid.uuid4().hex[:12]}"
+    if request.param == "pgvector":
+        pg_url = request.getfixturevalue("pg_url")
+        store = open_pg_vector_store(pg_url, embeddings, table=table)
+        vindex = VectorIndex(store, record_manager_url(pg_url), namespace=table)
+    else:
+        settings = Settings(home=Path(tmp_path_factory.mktemp("hybrid")))
+        vindex = VectorIndex(open_vector_store(settings, embeddings), settings.record_manager_url)
     vindex.index([card("a", *row) for row in CARDS], project="a", sources=[SQUARE, LOB])
     widgets = card("b", "acme", "POST", "/v1/widgets", "CreateWidget", "Creates a widget.")
     widgets.metadata["source"] = "/specs/acme.yaml"
     vindex.index([widgets], project="b", sources=["/specs/acme.yaml"])
-    return vindex
+    yield vindex
+    if request.param == "pgvector":
+        pg_engine(request.getfixturevalue("pg_url")).drop_table(table)
 
 
 @pytest.fixture
