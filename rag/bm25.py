@@ -21,6 +21,8 @@ from langchain_core.runnables.config import run_in_executor
 from pydantic import PrivateAttr
 from rank_bm25 import BM25Okapi
 
+from apiatlas.graph.words import singular
+
 # Words joined by "_" or "-" form one identifier; "/", "{", "." and spaces separate identifiers.
 _RAW = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*")
 # Case boundaries: "HTTPServer" -> HTTP, Server; "getV2Items" -> get, V2, Items.
@@ -34,19 +36,6 @@ STOP_WORDS = frozenset(
     would will shall may might must not no so than too very just also any all some each about
     please want need like""".split()
 )
-
-
-def singular(word: str) -> str:
-    """A crude English singular: good enough to match ``locations`` with ``location``."""
-    if len(word) <= 3 or not word.isalpha():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("sses", "shes", "ches", "xes", "zes", "uses")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
 
 
 def identifier_tokens(text: str) -> list[str]:
