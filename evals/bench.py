@@ -164,6 +164,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=REPO / "evals" / "results")
     args = parser.parse_args(argv)
     report = run(args.shared, args.repeat)
+    if (args.shared / "square").is_dir() and (args.shared / "adobe-commerce").is_dir():
+        from apiatlas.evals.bench_backends import run as run_backends
+
+        report += "\n" + run_backends(args.shared)
     args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / f"bench-{date.today().isoformat()}.md"
     target.write_text(report, encoding="utf-8")

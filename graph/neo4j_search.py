@@ -1,0 +1,161 @@
+"""Endpoint search for the Neo4j store, ranked exactly like the embedded store's FTS5 index.
+
+The embedded store ranks with SQLite FTS5's ``bm25()`` over five weighted columns, with words cut
+and stemmed by FTS5's ``porter unicode61`` tokenizer. To give the same answers on Neo4j, the
+Neo4j store keeps each endpoint's stemmed words (for Lucene to find candidates) and its weighted
+term frequencies (for :func:`rank_bm25` to score them). Stemming uses the very same FTS5
+tokenizer, in a private in-memory SQLite database, so no second stemmer can disagree with it.
+
+One deliberate difference: FTS5 takes its corpus statistics from the whole SQLite file (every
+project), Neo4j from the project searched, so one project's ranking never depends on another's.
+They agree whenever the SQLite file holds one project.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from apiatlas.graph import neo4j_queries as q
+from apiatlas.graph.sqlite_store import fts_query
+from apiatlas.graph.words import split_words
+
+# Node properties the store writes: five word columns (the full-text index), then the
+# weighted term frequencies (JSON) and the row length in tokens.
+SEARCH_FIELDS = (
+    "search_path",
+    "search_operation",
+    "search_summary",
+    "search_description",
+    "search_resource",
+    "search_freq",
+    "search_len",
+)
+# The embedded store's bm25 column weights (sqlite_queries.FTS_SEARCH), same column order.
+WEIGHTS = (3.0, 3.0, 4.0, 1.0, 5.0)
+_K1, _B = 1.2, 0.75
+_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+
+
+class Fts5Tokenizer:
+    """FTS5's ``porter unicode61`` tokenizer, run in a private in-memory SQLite database."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(":memory:", check_same_thread=False)
+        for statement in q.TOKENIZER_SCHEMA:
+            self._conn.execute(statement)
+
+    def tokenize(self, rows: Sequence[Sequence[str]]) -> list[list[list[str]]]:
+        """The terms of each of the (up to five) columns of each row, in text order."""
+        out: list[list[list[str]]] = [[[] for _ in range(5)] for _ in rows]
+        padded = [(i, *row, *[""] * (5 - len(row))) for i, row in enumerate(rows)]
+        with self._lock:
+            self._conn.execute(q.TOKENIZER_CLEAR)
+            self._conn.executemany(q.TOKENIZER_INSERT, padded)
+            for doc, col, term in self._conn.execute(q.TOKENIZER_TERMS).fetchall():
+                out[doc][int(col[1:])].append(term)
+        return out
+
+
+def search_columns(props: Mapping[str, Any], resource: Mapping[str, Any]) -> tuple[str, ...]:
+    """The five searchable texts of an endpoint, exactly as the embedded store indexes them."""
+    op_id = props.get("operation_id", "")
+    return (
+        " ".join(split_words(props.get("path", ""))),
+        " ".join([*split_words(op_id), op_id.lower(), props.get("kind", "")]),
+        props.get("summary", ""),
+        props.get("description", ""),
+        " ".join([resource.get("name", ""), *resource.get("aliases", [])]),
+    )
+
+
+def search_fields(
+    tokenizer: Fts5Tokenizer,
+    endpoints: Mapping[str, Mapping[str, Any]],
+    resources: Mapping[str, Mapping[str, Any]],
+) -> dict[str, dict[str, Any]]:
+    """Endpoint key -> the :data:`SEARCH_FIELDS` properties for one scope's endpoints.
+
+    Args:
+        tokenizer: The shared FTS5 tokenizer.
+        endpoints: Key -> props of the scope's endpoints.
+        resources: Key -> props of the scope's resources (their names are searchable).
+    """
+    keys = list(endpoints)
+    columns = [
+        search_columns(endpoints[k], resources.get(endpoints[k].get("resource", ""), {}))
+        for k in keys
+    ]
+    out: dict[str, dict[str, Any]] = {}
+    for key, terms in zip(keys, tokenizer.tokenize(columns), strict=True):
+        freq: dict[str, float] = {}
+        for weight, words in zip(WEIGHTS, terms, strict=True):
+            for word in words:
+                freq[word] = freq.get(word, 0.0) + weight
+        fields: dict[str, Any] = {
+            name: " ".join(words) for name, words in zip(SEARCH_FIELDS, terms, strict=False)
+        }
+        fields["search_freq"] = json.dumps(freq, sort_keys=True)
+        fields["search_len"] = sum(len(words) for words in terms)
+        out[key] = fields
+    return out
+
+
+def query_phrases(tokenizer: Fts5Tokenizer, text: str) -> list[str]:
+    """The stemmed terms FTS5 would search for ``text``: one per OR'ed phrase, repeats kept.
+
+    The tokens are :func:`~apiatlas.graph.sqlite_store.fts_query`'s, so stopwords and the token
+    cap are the embedded store's. A token that stems to no term or to several (possible only
+    for exotic Unicode) is dropped rather than treated as a phrase.
+    """
+    match = fts_query(text)
+    if match is None:
+        return []
+    raw = [token[1:-1] for token in match.split(" OR ")]  # fts_query quotes bare tokens
+    return [cols[0][0] for cols in tokenizer.tokenize([(t,) for t in raw]) if len(cols[0]) == 1]
+
+
+def lucene_query(phrases: Sequence[str]) -> str:
+    """A Lucene query matching any of the terms, with every Lucene metacharacter escaped."""
+    return " OR ".join(_LUCENE_SPECIAL.sub(r"\\\1", t) for t in dict.fromkeys(phrases))
+
+
+def rank_bm25(
+    phrases: Sequence[str],
+    rows: int,
+    tokens: int,
+    hits: Sequence[tuple[str, Mapping[str, float], int]],
+) -> dict[str, float]:
+    """Scores of FTS5's ``bm25()`` (k1 1.2, b 0.75), term for term and in the same float order.
+
+    Args:
+        phrases: The query's terms, one per OR'ed phrase.
+        rows: Rows in the corpus (the project's endpoints).
+        tokens: Tokens in the corpus.
+        hits: ``(key, weighted term frequencies, row length)`` of every row matching a phrase.
+
+    Returns:
+        Key -> score (higher is better) of the rows matching at least one phrase.
+    """
+    avgdl = float(tokens) / float(rows)
+    idfs = []
+    for term in phrases:
+        n_hit = sum(1 for _, freq, _ in hits if term in freq)
+        idf = math.log((rows - n_hit + 0.5) / (n_hit + 0.5))
+        idfs.append(idf if idf > 0.0 else 1e-6)
+    scores: dict[str, float] = {}
+    for key, freq, length in hits:
+        if not any(term in freq for term in phrases):
+            continue
+        score = 0.0
+        for term, idf in zip(phrases, idfs, strict=True):
+            f = freq.get(term, 0.0)
+            score += idf * ((f * (_K1 + 1.0)) / (f + _K1 * (1 - _B + _B * float(length) / avgdl)))
+        scores[key] = score
+    return scores
