@@ -245,11 +245,18 @@ def start(
     classpath = launcher_classpath(settings)
     (data / "db").mkdir(parents=True, exist_ok=True)
     cmd = ["java", HEAP, "-cp", classpath, LAUNCHER_CLASS, "--home", str((data / "db").resolve()),
-           "--port", str(port), "--password", settings.neo4j_password, "--listen", "127.0.0.1"]  # fmt: skip
+           "--port", str(port), "--listen", "127.0.0.1"]  # fmt: skip
+    # The password goes through the environment: a command line is visible to everyone in ps.
+    env = {**os.environ, "APIATLAS_NEO4J_PASSWORD": settings.neo4j_password}
     # A fresh log per run: the ready line in it then belongs to this process.
     with _log_file(data).open("wb") as log:
         proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=env,
         )
     _children[proc.pid] = proc
     _pid_file(data).write_text(json.dumps({"pid": proc.pid, "uri": uri, "port": port}))

@@ -29,6 +29,9 @@ def test_start_status_stop_restart(tmp_path: Path) -> None:
         assert uri == f"bolt://127.0.0.1:{port}"
         running = neo4j_server.status(settings, data_dir=data)
         assert running.running and running.accepting and running.uri == uri
+        assert running.pid is not None
+        cmdline = Path(f"/proc/{running.pid}/cmdline").read_bytes()
+        assert PASSWORD.encode() not in cmdline  # argv is world-readable; the password is not there
         started = time.monotonic()
         assert neo4j_server.start(settings, port=port, data_dir=data) == uri
         assert time.monotonic() - started < 10  # idempotent: no second server

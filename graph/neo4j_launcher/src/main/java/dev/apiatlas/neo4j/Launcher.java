@@ -16,13 +16,14 @@ import org.neo4j.io.ByteUnit;
 /**
  * Runs a real Neo4j 5.26 Community DBMS with a Bolt connector, for development, tests and CI.
  *
- * <p>Usage: {@code Launcher --home DIR --port N --password PW [--listen 127.0.0.1]}. Prints one
+ * <p>Usage: {@code APIATLAS_NEO4J_PASSWORD=PW Launcher --home DIR --port N [--listen 127.0.0.1]}. Prints one
  * line starting with {@code apiatlas-neo4j ready} once Bolt is open, then blocks until the JVM is
  * asked to stop (SIGTERM), when a shutdown hook closes the DBMS cleanly.
  */
 public final class Launcher {
     /** The line the Python side waits for (besides a successful Bolt handshake). */
     static final String READY = "apiatlas-neo4j ready";
+    static final String PASSWORD_ENV = "APIATLAS_NEO4J_PASSWORD";
 
     private Launcher() {}
 
@@ -30,7 +31,11 @@ public final class Launcher {
         Map<String, String> opts = parse(args);
         Path home = Path.of(require(opts, "--home")).toAbsolutePath();
         int port = Integer.parseInt(require(opts, "--port"));
-        String password = require(opts, "--password");
+        // The password comes from the environment, never argv: argv is visible to every user in ps.
+        String password = System.getenv(PASSWORD_ENV);
+        if (password == null || password.isEmpty()) {
+            usage("missing the " + PASSWORD_ENV + " environment variable");
+        }
         String listen = opts.getOrDefault("--listen", "127.0.0.1");
 
         DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home)
@@ -101,7 +106,7 @@ public final class Launcher {
 
     private static void usage(String problem) {
         System.err.println("apiatlas-neo4j: " + problem);
-        System.err.println("usage: Launcher --home DIR --port N --password PW [--listen 127.0.0.1]");
+        System.err.println("usage: APIATLAS_NEO4J_PASSWORD=PW Launcher --home DIR --port N [--listen 127.0.0.1]");
         System.exit(2);
     }
 }
