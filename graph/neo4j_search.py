@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from apiatlas.graph import neo4j_queries as q
-from apiatlas.graph.sqlite_store import fts_query
+from apiatlas.graph.records import fts_query, search_columns
 from apiatlas.graph.words import split_words
 
 # Node properties the store writes: five word columns (the full-text index), then the
@@ -63,18 +63,6 @@ class Fts5Tokenizer:
         return out
 
 
-def search_columns(props: Mapping[str, Any], resource: Mapping[str, Any]) -> tuple[str, ...]:
-    """The five searchable texts of an endpoint, exactly as the embedded store indexes them."""
-    op_id = props.get("operation_id", "")
-    return (
-        " ".join(split_words(props.get("path", ""))),
-        " ".join([*split_words(op_id), op_id.lower(), props.get("kind", "")]),
-        props.get("summary", ""),
-        props.get("description", ""),
-        " ".join([resource.get("name", ""), *resource.get("aliases", [])]),
-    )
-
-
 def search_fields(
     tokenizer: Fts5Tokenizer,
     endpoints: Mapping[str, Mapping[str, Any]],
@@ -110,7 +98,7 @@ def search_fields(
 def query_phrases(tokenizer: Fts5Tokenizer, text: str) -> list[str]:
     """The stemmed terms FTS5 would search for ``text``: one per OR'ed phrase, repeats kept.
 
-    The tokens are :func:`~apiatlas.graph.sqlite_store.fts_query`'s, so stopwords and the token
+    The tokens are :func:`~apiatlas.graph.records.fts_query`'s, so stopwords and the token
     cap are the embedded store's. A token that stems to no term or to several (possible only
     for exotic Unicode) is dropped rather than treated as a phrase.
     """

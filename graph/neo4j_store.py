@@ -23,17 +23,14 @@ from apiatlas.graph import neo4j_queries as q
 from apiatlas.graph.model import (
     ChangeSummary,
     Dependency,
-    DocSectionRef,
     Edge,
     EndpointDetail,
     EndpointRef,
-    FieldRef,
     GraphBatch,
     GraphStats,
     Neighbourhood,
     Node,
     NodeLabel,
-    ParameterRef,
     ResourceInfo,
 )
 from apiatlas.graph.neo4j_search import (
@@ -44,7 +41,7 @@ from apiatlas.graph.neo4j_search import (
     rank_bm25,
     search_fields,
 )
-from apiatlas.graph.sqlite_store import _canonical, _ref
+from apiatlas.graph.records import canonical, endpoint_detail, endpoint_ref
 from apiatlas.graph.store import KnowledgeGraphStore
 
 T = TypeVar("T")
@@ -79,7 +76,7 @@ def _encode(props: dict[str, Any], internal: dict[str, Any]) -> dict[str, Any]:
         if _storable(value):
             out[name] = value
         else:
-            out[name] = _canonical(value)
+            out[name] = canonical(value)
             as_json.append(name)
     out["json_props"] = sorted(as_json)
     return out
@@ -200,7 +197,7 @@ class Neo4jGraphStore(KnowledgeGraphStore):
         written: dict[str, tuple[str, str]] = {}
         rows = []
         for node in batch.nodes:
-            digest = _digest(f"{node.label}\n{_canonical(node.props)}")
+            digest = _digest(f"{node.label}\n{canonical(node.props)}")
             if node.key in old:
                 previous: tuple[str, str] | None = (scope, old[node.key])
             else:
@@ -242,7 +239,7 @@ class Neo4jGraphStore(KnowledgeGraphStore):
         gone = [{"src": s, "type": t, "dst": d} for s, t, d in sorted(set(old) - set(wanted))]
         inserts, updates, unchanged = [], [], 0
         for (src, type_, dst), props in wanted.items():
-            internal = {"project": batch.project, "scope": batch.scope, "hash": _digest(_canonical(props))}
+            internal = {"project": batch.project, "scope": batch.scope, "hash": _digest(canonical(props))}
             if old.get((src, type_, dst)) == internal["hash"]:
                 unchanged += 1
                 continue
@@ -307,7 +304,7 @@ class Neo4jGraphStore(KnowledgeGraphStore):
         # SQLite reads a negative LIMIT as "no limit"; Cypher needs a number.
         rows = self._read(q.FIND_ENDPOINTS, project=project, resource=resource, kind=kind,
                           api=api, limit=limit if limit > 0 else _INT64[1])  # fmt: skip
-        return [_ref(r["key"], _decode(r["props"])) for r in rows]
+        return [endpoint_ref(r["key"], _decode(r["props"])) for r in rows]
 
     def get_endpoint(self, project: str, key: str) -> EndpointDetail | None:
         """See :meth:`KnowledgeGraphStore.get_endpoint`."""
@@ -329,29 +326,14 @@ class Neo4jGraphStore(KnowledgeGraphStore):
         if found is None:
             return None
         props, by_type, fields = found
-        params = sorted(by_type.get(("HAS_PARAMETER", True), []), key=lambda r: (r[1].get("order", 0), r[0]))
-        accepts = by_type.get(("ACCEPTS", True), [])
-        returns = by_type.get(("RETURNS", True), [])
-        docs = sorted(by_type.get(("DESCRIBES", False), []), key=lambda r: (r[1].get("source", ""), r[0]))
-        fields.sort(key=lambda r: (not r[1].get("required", False), r[1].get("order", 0), r[0]))
-        return EndpointDetail(
-            endpoint=_ref(key, props),
-            description=props.get("description", ""),
-            tags=props.get("tags", []),
-            parameters=[ParameterRef(**{f: p[f] for f in ParameterRef.model_fields if f in p})
-                        for _, p in params],  # fmt: skip
-            request_schema=accepts[0][1].get("name") if accepts else None,
-            request_fields=[FieldRef(**{f: p[f] for f in FieldRef.model_fields if f in p})
-                            for _, p in fields],  # fmt: skip
-            response_schema=returns[0][1].get("name") if returns else None,
-            examples=props.get("examples", []),
-            code_samples=props.get("code_samples", []),
-            security=props.get("security", []),
-            servers=props.get("servers", []),
-            docs=[
-                DocSectionRef(key=k, **{f: p[f] for f in DocSectionRef.model_fields if f in p and f != "key"})
-                for k, p in docs
-            ],
+        return endpoint_detail(
+            key,
+            props,
+            parameters=by_type.get(("HAS_PARAMETER", True), []),
+            accepts=by_type.get(("ACCEPTS", True), []),
+            returns=by_type.get(("RETURNS", True), []),
+            fields=fields,
+            docs=by_type.get(("DESCRIBES", False), []),
         )
 
     def neighbourhood(self, project: str, key: str, *, depth: int = 1) -> Neighbourhood:
@@ -388,7 +370,7 @@ class Neo4jGraphStore(KnowledgeGraphStore):
             row = tx.run(q.NODE, {"project": project, "key": key}).single()
             if row is None:
                 return []
-            refs = {key: _ref(key, _decode(row["props"]))}
+            refs = {key: endpoint_ref(key, _decode(row["props"]))}
             seen, level, trail = {key}, [key], []
             # Breadth first, one round trip per depth; same visiting order as the embedded store.
             for depth in range(1, max_depth + 1):
@@ -406,7 +388,7 @@ class Neo4jGraphStore(KnowledgeGraphStore):
                         if provider in seen:
                             continue
                         seen.add(provider)
-                        refs[provider] = _ref(provider, provider_props)
+                        refs[provider] = endpoint_ref(provider, provider_props)
                         trail.append(Dependency(endpoint=refs[current], parameter=edge_props.get("param", ""),
                                                 provider=refs[provider], depth=depth))  # fmt: skip
                         following.append(provider)
@@ -440,7 +422,7 @@ class Neo4jGraphStore(KnowledgeGraphStore):
             best = sorted((k for k in scores if k in allowed), key=lambda k: (-scores[k], k))[:limit]
             rows = tx.run(q.ENDPOINT_REFS, {"project": project, "keys": best}).data()
             props = {r["key"]: _decode(r["props"]) for r in rows}
-            return [_ref(k, props[k], score=scores[k]) for k in best if k in props]
+            return [endpoint_ref(k, props[k], score=scores[k]) for k in best if k in props]
 
         return self._session(work, write=False)
 

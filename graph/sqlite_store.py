@@ -22,64 +22,24 @@ from apiatlas.graph import sqlite_queries as q
 from apiatlas.graph.model import (
     ChangeSummary,
     Dependency,
-    DocSectionRef,
     Edge,
     EndpointDetail,
     EndpointRef,
-    FieldRef,
     GraphBatch,
     GraphStats,
     Neighbourhood,
     Node,
     NodeLabel,
-    ParameterRef,
     ResourceInfo,
 )
-from apiatlas.graph.store import KnowledgeGraphStore
-from apiatlas.graph.words import split_words
-
-_STOPWORDS = frozenset(
-    "a an and are as at be by can do does endpoint endpoints for from how i in is it me my of on "
-    "or the this to use what which with you your api apis call".split()
+from apiatlas.graph.records import (
+    canonical,
+    endpoint_detail,
+    endpoint_ref,
+    fts_query,
+    search_columns,
 )
-_MAX_QUERY_TOKENS = 32
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
-
-
-def fts_query(text: str) -> str | None:
-    """User text as a safe FTS5 query: quoted alphanumeric tokens joined by OR, or ``None``.
-
-    Only ``[a-z0-9]`` survives tokenising, so FTS syntax (quotes, ``NEAR(``, ``*``, ``:``) in
-    the input can never reach MATCH as syntax.
-    """
-    tokens: list[str] = []
-    for word in split_words(text) + [t.lower() for t in text.split() if t.isalnum()]:
-        if len(word) > 1 and word not in _STOPWORDS and word not in tokens:
-            tokens.append(word)
-    return " OR ".join(f'"{t}"' for t in tokens[:_MAX_QUERY_TOKENS]) or None
-
-
-def _ref(key: str, props: dict[str, Any], score: float = 0.0) -> EndpointRef:
-    return EndpointRef(
-        key=key,
-        api=props.get("api", ""),
-        method=props.get("method", ""),
-        path=props.get("path", ""),
-        operation_id=props.get("operation_id", ""),
-        summary=props.get("summary", ""),
-        deprecated=bool(props.get("deprecated", False)),
-        resource=props.get("resource", ""),
-        kind=props.get("kind", ""),
-        source=props.get("source", ""),
-        pointer=props.get("pointer", ""),
-        score=score,
-    )
-
+from apiatlas.graph.store import KnowledgeGraphStore
 
 class SqliteGraphStore(KnowledgeGraphStore):
     """:class:`KnowledgeGraphStore` on one SQLite file; safe to share between threads.
@@ -143,7 +103,7 @@ class SqliteGraphStore(KnowledgeGraphStore):
         added = updated = unchanged = 0
         new_keys: set[str] = set()
         for node in batch.nodes:
-            props = _canonical(node.props)
+            props = canonical(node.props)
             digest = hashlib.sha256(f"{node.label}\n{props}".encode()).hexdigest()
             new_keys.add(node.key)
             if node.key in old:
@@ -179,7 +139,7 @@ class SqliteGraphStore(KnowledgeGraphStore):
         old = {(s, t, d): p for s, t, d, p in conn.execute(q.SCOPE_EDGES, (project, scope))}
         wanted: dict[tuple[str, str, str], str] = {}
         for edge in batch.edges:
-            wanted.setdefault((edge.src, edge.type, edge.dst), _canonical(edge.props))
+            wanted.setdefault((edge.src, edge.type, edge.dst), canonical(edge.props))
         added = removed = unchanged = 0
         for ident in sorted(set(old) - set(wanted)):
             conn.execute(q.DELETE_EDGE, (project, scope, *ident))
@@ -209,20 +169,7 @@ class SqliteGraphStore(KnowledgeGraphStore):
         for key, _, raw in ep_rows:
             props = json.loads(raw)
             res = resources.get(props.get("resource", ""), {})
-            op_id = props.get("operation_id", "")
-            resource_text = " ".join([res.get("name", ""), *res.get("aliases", [])])
-            rows.append(
-                (
-                    project,
-                    key,
-                    scope,
-                    " ".join(split_words(props.get("path", ""))),
-                    " ".join([*split_words(op_id), op_id.lower(), props.get("kind", "")]),
-                    props.get("summary", ""),
-                    props.get("description", ""),
-                    resource_text,
-                )
-            )
+            rows.append((project, key, scope, *search_columns(props, res)))
         conn.executemany(q.FTS_INSERT, rows)
 
     # -- reads --------------------------------------------------------------------------------
@@ -254,7 +201,7 @@ class SqliteGraphStore(KnowledgeGraphStore):
         params = (project, resource, resource, kind, kind, api, api, limit)
         with self._read() as conn:
             rows = conn.execute(q.FIND_ENDPOINTS, params).fetchall()
-        return [_ref(k, json.loads(p)) for k, p in rows]
+        return [endpoint_ref(k, json.loads(p)) for k, p in rows]
 
     def _linked(
         self,
@@ -282,31 +229,14 @@ class SqliteGraphStore(KnowledgeGraphStore):
             returns = self._linked(conn, project, key, "RETURNS")
             fields = self._linked(conn, project, accepts[0][0], "HAS_FIELD") if accepts else []
             docs = self._linked(conn, project, key, "DESCRIBES", incoming=True)
-        params.sort(key=lambda r: (r[2].get("order", 0), r[0]))
-        fields.sort(key=lambda r: (not r[2].get("required", False), r[2].get("order", 0), r[0]))
-        return EndpointDetail(
-            endpoint=_ref(key, props),
-            description=props.get("description", ""),
-            tags=props.get("tags", []),
-            parameters=[
-                ParameterRef(**{f: p[f] for f in ParameterRef.model_fields if f in p})
-                for _, _, p in params
-            ],
-            request_schema=accepts[0][2].get("name") if accepts else None,
-            request_fields=[
-                FieldRef(**{f: p[f] for f in FieldRef.model_fields if f in p}) for _, _, p in fields
-            ],
-            response_schema=returns[0][2].get("name") if returns else None,
-            examples=props.get("examples", []),
-            code_samples=props.get("code_samples", []),
-            security=props.get("security", []),
-            servers=props.get("servers", []),
-            docs=[
-                DocSectionRef(
-                    key=k, **{f: p[f] for f in DocSectionRef.model_fields if f in p and f != "key"}
-                )
-                for k, _, p in sorted(docs, key=lambda r: (r[2].get("source", ""), r[0]))
-            ],
+        return endpoint_detail(
+            key,
+            props,
+            parameters=[(k, p) for k, _, p in params],
+            accepts=[(k, p) for k, _, p in accepts],
+            returns=[(k, p) for k, _, p in returns],
+            fields=[(k, p) for k, _, p in fields],
+            docs=[(k, p) for k, _, p in docs],
         )
 
     def neighbourhood(self, project: str, key: str, *, depth: int = 1) -> Neighbourhood:
@@ -340,7 +270,7 @@ class SqliteGraphStore(KnowledgeGraphStore):
             row = conn.execute(q.NODE, (project, key)).fetchone()
             if row is None:
                 return []
-            refs = {key: _ref(key, json.loads(row[2]))}
+            refs = {key: endpoint_ref(key, json.loads(row[2]))}
             seen, queue = {key}, deque([(key, 1)])
             while queue:
                 current, depth = queue.popleft()
@@ -352,7 +282,7 @@ class SqliteGraphStore(KnowledgeGraphStore):
                     if provider in seen:
                         continue
                     seen.add(provider)
-                    refs[provider] = _ref(provider, provider_props)
+                    refs[provider] = endpoint_ref(provider, provider_props)
                     trail.append(
                         Dependency(
                             endpoint=refs[current],
@@ -374,7 +304,7 @@ class SqliteGraphStore(KnowledgeGraphStore):
         scope = f"api:{api}" if api is not None else None
         with self._read() as conn:
             rows = conn.execute(q.FTS_SEARCH, (match, project, scope, scope, limit)).fetchall()
-        return [_ref(k, json.loads(p), score=-rank) for k, p, rank in rows]
+        return [endpoint_ref(k, json.loads(p), score=-rank) for k, p, rank in rows]
 
     def resources(self, project: str, *, api: str | None = None) -> list[ResourceInfo]:
         """See :meth:`KnowledgeGraphStore.resources`."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from apiatlas.graph.builder import build_api_batch, build_docs_batch
-from apiatlas.graph.sqlite_store import fts_query
+from apiatlas.graph.records import fts_query
 from apiatlas.loaders.models import (
     ApiSpec,
     CodeSample,

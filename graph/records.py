@@ -1,0 +1,115 @@
+"""Backend-neutral pieces every store shares: how stored props become read models, and what is
+searchable. Written once here so the SQLite and Neo4j stores cannot drift apart."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from apiatlas.graph.model import DocSectionRef, EndpointDetail, EndpointRef, FieldRef, ParameterRef
+from apiatlas.graph.words import split_words
+
+_STOPWORDS = frozenset(
+    "a an and are as at be by can do does endpoint endpoints for from how i in is it me my of on "
+    "or the this to use what which with you your api apis call".split()
+)
+_MAX_QUERY_TOKENS = 32
+
+Linked = Sequence[tuple[str, Mapping[str, Any]]]
+"""``(node key, node props)`` pairs reached over one edge type."""
+
+
+def canonical(value: Any) -> str:
+    """Deterministic JSON: the form props are hashed and stored in."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def fts_query(text: str) -> str | None:
+    """User text as a safe full-text query: quoted alphanumeric tokens joined by OR, or ``None``.
+
+    Only ``[a-z0-9]`` survives tokenising, so query syntax (quotes, ``NEAR(``, ``*``, ``:``) in
+    the input can never reach a MATCH as syntax.
+    """
+    tokens: list[str] = []
+    for word in split_words(text) + [t.lower() for t in text.split() if t.isalnum()]:
+        if len(word) > 1 and word not in _STOPWORDS and word not in tokens:
+            tokens.append(word)
+    return " OR ".join(f'"{t}"' for t in tokens[:_MAX_QUERY_TOKENS]) or None
+
+
+def search_columns(props: Mapping[str, Any], resource: Mapping[str, Any]) -> tuple[str, ...]:
+    """The five searchable texts of an endpoint: path, operation, summary, description, resource."""
+    op_id = props.get("operation_id", "")
+    return (
+        " ".join(split_words(props.get("path", ""))),
+        " ".join([*split_words(op_id), op_id.lower(), props.get("kind", "")]),
+        props.get("summary", ""),
+        props.get("description", ""),
+        " ".join([resource.get("name", ""), *resource.get("aliases", [])]),
+    )
+
+
+def endpoint_ref(key: str, props: Mapping[str, Any], score: float = 0.0) -> EndpointRef:
+    """An endpoint node's props as an :class:`EndpointRef`."""
+    return EndpointRef(
+        key=key,
+        api=props.get("api", ""),
+        method=props.get("method", ""),
+        path=props.get("path", ""),
+        operation_id=props.get("operation_id", ""),
+        summary=props.get("summary", ""),
+        deprecated=bool(props.get("deprecated", False)),
+        resource=props.get("resource", ""),
+        kind=props.get("kind", ""),
+        source=props.get("source", ""),
+        pointer=props.get("pointer", ""),
+        score=score,
+    )
+
+
+def endpoint_detail(
+    key: str,
+    props: Mapping[str, Any],
+    *,
+    parameters: Linked,
+    accepts: Linked,
+    returns: Linked,
+    fields: Linked,
+    docs: Linked,
+) -> EndpointDetail:
+    """Assemble :class:`EndpointDetail` from an endpoint's props and its linked nodes.
+
+    Ordering is part of the contract: parameters in spec order, required fields first, doc
+    sections by source, so every backend answers identically.
+    """
+    params = sorted(parameters, key=lambda r: (r[1].get("order", 0), r[0]))
+    ordered_fields = sorted(
+        fields, key=lambda r: (not r[1].get("required", False), r[1].get("order", 0), r[0])
+    )
+    sections = sorted(docs, key=lambda r: (r[1].get("source", ""), r[0]))
+    request = sorted(accepts, key=lambda r: r[0])[:1]
+    response = sorted(returns, key=lambda r: r[0])[:1]
+    return EndpointDetail(
+        endpoint=endpoint_ref(key, props),
+        description=props.get("description", ""),
+        tags=props.get("tags", []),
+        parameters=[_model(ParameterRef, p) for _, p in params],
+        request_schema=request[0][1].get("name") if request else None,
+        request_fields=[_model(FieldRef, p) for _, p in ordered_fields],
+        response_schema=response[0][1].get("name") if response else None,
+        examples=props.get("examples", []),
+        code_samples=props.get("code_samples", []),
+        security=props.get("security", []),
+        servers=props.get("servers", []),
+        docs=[
+            DocSectionRef(key=k, **{f: p[f] for f in DocSectionRef.model_fields if f in p and f != "key"})
+            for k, p in sections
+        ],
+    )
+
+
+def _model(cls: type[ParameterRef] | type[FieldRef], props: Mapping[str, Any]) -> Any:
+    return cls(**{f: props[f] for f in cls.model_fields if f in props})
