@@ -23,7 +23,6 @@ from typing import Any
 
 from apiatlas.graph import neo4j_queries as q
 from apiatlas.graph.records import fts_query, search_columns
-from apiatlas.graph.words import split_words
 
 # Node properties the store writes: five word columns (the full-text index), then the
 # weighted term frequencies (JSON) and the row length in tokens.
