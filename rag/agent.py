@@ -23,12 +23,13 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from apiatlas.errors import StoreError
-from apiatlas.graph.model import EndpointDetail, EndpointRef
+from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.composer import compose_answer, relevant_passages
 from apiatlas.rag.context import AgentContext
 from apiatlas.rag.intent import analyse_question
-from apiatlas.rag.kg_retriever import GraphLookup, KnowledgeGraphRetriever
+from apiatlas.rag.fusion import fuse, gather_evidence, should_answer
+from apiatlas.rag.kg_retriever import GraphLookup, KnowledgeGraphRetriever, replacements
 from apiatlas.rag.result import AnswerResult
 from apiatlas.rag.state import AgentState, InputState, OutputState
 
@@ -52,6 +53,19 @@ class AgentNodes(Protocol):
 
 
 GRAPH_UNAVAILABLE = "graph unavailable"
+GRAPH_CANDIDATES = 10
+"""Graph candidates kept for the fusion (the answer shows ``k`` of the fused ranking)."""
+VECTOR_HITS = 20
+"""Hybrid hits fetched: enough endpoint cards to fuse after guide chunks take their share."""
+ALTERNATIVES = 3
+PREREQUISITE_KINDS = frozenset({"create", "action"})
+PROVIDERS_PER_PARAMETER = 2
+"""Providers kept per needed id: the answer shows one call and at most one alternative."""
+
+
+def _dense(doc: Document) -> float:
+    score = doc.metadata.get("dense_score")
+    return float(score) if score is not None else 0.0
 
 
 def route_after_graph(state: AgentState) -> Literal["vector_fallback", "compose"]:
@@ -111,8 +125,14 @@ class GraphRagNodes:
         self.graph = KnowledgeGraphRetriever(store=store, embeddings=embeddings)
 
     def analyse(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        """Parse the question into an intent."""
-        return {"intent": analyse_question(state["question"])}
+        """Parse the question into an intent, correcting typos against the project's words."""
+        ctx = runtime.context or AgentContext()
+        try:
+            intent = self.graph.analyse(state["question"], project=ctx.project, api=ctx.api)
+        except StoreError:
+            # The knowledge-graph node reports the outage; analysis just goes without typo fixes.
+            intent = analyse_question(state["question"])
+        return {"intent": intent}
 
     def knowledge_graph(
         self, state: AgentState, runtime: Runtime[AgentContext]
@@ -121,14 +141,15 @@ class GraphRagNodes:
         ctx = runtime.context or AgentContext()
         try:
             lookup = self.graph.lookup(
-                state["question"], project=ctx.project, api=ctx.api, k=ctx.k, intent=state["intent"]
+                state["question"],
+                project=ctx.project,
+                api=ctx.api,
+                k=max(ctx.k, GRAPH_CANDIDATES),
+                intent=state["intent"],
             )
-            keys = [p.key for p in lookup.primary] + [d.provider.key for d in lookup.prerequisites]
-            details: dict[str, EndpointDetail] = {}
-            for key in dict.fromkeys(keys):
-                detail = self.store.get_endpoint(ctx.project, key)
-                if detail is not None:
-                    details[key] = detail
+            candidates = list(lookup.primary)
+            lookup.primary = candidates[: ctx.k]
+            details = self._details(ctx, lookup)
         except StoreError:
             # A graph server that is down must not take the agent down: answer from vectors.
             return {
@@ -137,28 +158,101 @@ class GraphRagNodes:
                 "degraded": GRAPH_UNAVAILABLE,
                 "route": [f"degraded: {GRAPH_UNAVAILABLE}"],
             }
-        return {"lookup": lookup, "details": details}
+        return {"lookup": lookup, "details": details, "candidates": candidates}
 
     def vector_fallback(
         self, state: AgentState, runtime: Runtime[AgentContext]
     ) -> dict[str, Any]:
-        """Fetch guide passages, and the graph endpoints the relevant guide sections describe."""
+        """Search endpoint cards and guide passages; fuse the cards with the graph's candidates.
+
+        The fused ranking replaces the graph's primary endpoints, unless the combined evidence
+        says the question asks for something the API does not have (then nothing is presented).
+        """
         ctx = runtime.context or AgentContext()
         try:
-            documents = self.vectors.invoke(
-                state["question"], project=ctx.project, api=ctx.api, k=ctx.k
+            hits = self.vectors.invoke(
+                state["question"], project=ctx.project, api=ctx.api, k=max(ctx.k, VECTOR_HITS)
             )
         except Exception as e:  # any vector backend failure surfaces as our store error
             raise StoreError(f"The vector retriever failed: {e}") from e
+        # Guide passages: as many as before the fusion asked for more hits.
+        documents = [d for d in hits if d.metadata.get("kind") != "endpoint"][: ctx.k]
         lookup = state["lookup"]
         if state.get("degraded"):
             # Without the graph, the endpoint cards the vectors found are the best evidence.
-            primary = endpoints_from_cards(documents)[: ctx.k]
+            primary = endpoints_from_cards(hits)[: ctx.k]
             return {"documents": documents, "lookup": lookup.model_copy(update={"primary": primary})}
-        related: list[EndpointRef] = []
-        if not lookup.primary:
+        cards = self._resolve(ctx, hits)
+        best = max((_dense(d) for d in hits if d.metadata.get("kind") == "endpoint"), default=0.0)
+        evidence = gather_evidence(
+            lookup,
+            self.graph.vocabulary(ctx.project, ctx.api),
+            best_card_score=best,
+            retrieved_text=" ".join(d.page_content for d in hits),
+        )
+        if not should_answer(evidence, lookup.intent):
+            if not lookup.alternatives:
+                alternatives = (state.get("candidates") or cards)[:ALTERNATIVES]
+                lookup = lookup.model_copy(update={"alternatives": alternatives})
+            abstain = lookup.model_copy(update={"primary": [], "prerequisites": []})
+            return {"documents": [], "lookup": abstain, "related": []}
+        fused = fuse(state.get("candidates") or lookup.primary, cards, lookup.intent)[: ctx.k]
+        if not fused:
+            # No endpoint at all (a guides-only project): the sections' described endpoints.
             related = self._described(ctx, relevant_passages(lookup, documents))
-        return {"documents": documents, "related": related[: ctx.k]}
+            return {"documents": documents, "related": related[: ctx.k]}
+        if fused[0].kind in PREREQUISITE_KINDS:
+            # A call the first endpoint needs first belongs under "call these first", after the
+            # answer, not among the alternatives to it.
+            needed = {d.provider.key for d in self.graph.prerequisites(ctx.project, fused[:1])}
+            fused = [fused[0], *(f for f in fused[1:] if f.key not in needed)]
+        update = {
+            "primary": fused,
+            "prerequisites": self._prerequisites(ctx, fused, lookup),
+            "replacements": replacements(fused, cards + list(state.get("candidates", []))),
+            "alternatives": [],
+        }
+        lookup = lookup.model_copy(update=update)
+        return {"documents": documents, "lookup": lookup, "details": self._details(ctx, lookup)}
+
+    def _resolve(self, ctx: AgentContext, hits: list[Document]) -> list[EndpointRef]:
+        """The graph's own references for the endpoint cards among ``hits``, in rank order."""
+        out: list[EndpointRef] = []
+        for card in endpoints_from_cards(hits):
+            detail = self.store.get_endpoint(ctx.project, card.key)
+            if detail is not None and (ctx.api is None or detail.endpoint.api == ctx.api):
+                out.append(detail.endpoint)
+        return out
+
+    def _prerequisites(
+        self, ctx: AgentContext, primary: list[EndpointRef], lookup: GraphLookup
+    ) -> list[Dependency]:
+        """Calls that must come first, only when the task creates or acts on something.
+
+        Reading, listing, updating or deleting takes the id the developer already has; a create
+        or action call is where a required id must come from another call.
+        """
+        task = lookup.intent.kinds[0] if lookup.intent.kinds else primary[0].kind if primary else ""
+        if task not in PREREQUISITE_KINDS:
+            return []
+        kept: dict[tuple[str, str], list[Dependency]] = {}
+        for dep in self.graph.prerequisites(ctx.project, primary):
+            kept.setdefault((dep.endpoint.key, dep.parameter), []).append(dep)
+        out: list[Dependency] = []
+        for group in kept.values():
+            # The call that creates the needed thing first, then one way to look it up.
+            group.sort(key=lambda d: (d.provider.kind != "create", d.provider.deprecated))
+            out += group[:PROVIDERS_PER_PARAMETER]
+        return out
+
+    def _details(self, ctx: AgentContext, lookup: GraphLookup) -> dict[str, EndpointDetail]:
+        keys = [p.key for p in lookup.primary] + [d.provider.key for d in lookup.prerequisites]
+        details: dict[str, EndpointDetail] = {}
+        for key in dict.fromkeys(keys):
+            detail = self.store.get_endpoint(ctx.project, key)
+            if detail is not None:
+                details[key] = detail
+        return details
 
     def compose(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         """Write the cited answer."""

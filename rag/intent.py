@@ -16,7 +16,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, Field
 
 from apiatlas.graph.model import OperationKindName, ResourceInfo
-from apiatlas.graph.words import singular, split_words
+from apiatlas.graph.words import is_plural, singular, split_words
 
 _METHODS = "GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|TRACE"
 _EXPLICIT = re.compile(
@@ -42,6 +42,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 _VERSION = re.compile(r"\bv(\d+)\b", re.IGNORECASE)
 
 # Multi-word cues are matched before single words so that "set up" is not read as "set".
+# Common English phrasal verbs: their parts alone mean something else ("get" is not "get rid of").
 _PHRASES: dict[str, tuple[OperationKindName, ...]] = {
     "set up": ("create",),
     "sign up": ("create",),
@@ -50,29 +51,68 @@ _PHRASES: dict[str, tuple[OperationKindName, ...]] = {
     "see all": ("list",),
     "look at": ("read",),
     "look up": ("search",),
+    "get rid of": ("delete",),
+    "throw away": ("delete",),
+    "throw out": ("delete",),
+    "take down": ("delete",),
+    "clean up": ("delete",),
+    "opt out": ("delete",),
+    "turn off": ("update", "action"),
+    "switch off": ("update", "action"),
+    "shut off": ("update", "action"),
+    "turn on": ("update", "action"),
+    "switch on": ("update", "action"),
+    "find out": ("read",),
+    "fill in": ("update",),
 }
 
 _VERBS: dict[str, tuple[OperationKindName, ...]] = {}
 for _kinds, _words in (
-    (("create",), "create add new register open make onboard post book submit generate"),
+    (
+        ("create",),
+        "create add new register open make onboard post book submit generate report record "
+        "establish insert issue",
+    ),
     (("list",), "list all enumerate browse every"),
-    (("read",), "get fetch retrieve read details detail view show see inspect check"),
-    (("update",), "update change edit modify rename patch set replace move adjust amend upsert"),
-    (("delete",), "delete remove drop destroy erase purge"),
-    (("search",), "find search filter query lookup"),
+    (
+        ("read",),
+        "get fetch retrieve read details detail view show see inspect check display return "
+        "returns obtain",
+    ),
+    (
+        ("update",),
+        "update change edit modify rename patch set replace move adjust amend upsert fix "
+        "correct reschedule alter tweak switch",
+    ),
+    (
+        ("delete",),
+        "delete remove drop destroy erase purge discard trash scrap wipe unregister",
+    ),
+    (("search",), "find search filter query lookup locate"),
+    (("search", "read"), "look"),
     # Cancelling, archiving or deactivating is usually its own action endpoint; fall back to delete.
-    (("action", "delete"), "cancel void archive deactivate disable"),
+    (
+        ("action", "delete"),
+        "cancel void archive deactivate disable unsubscribe revoke withdraw disconnect",
+    ),
+    # Pausing is an action where the API has one, else usually an update of a status flag.
+    (("action", "update"), "pause suspend stop halt mute"),
     (
         ("action",),
         "accept verify validate test refund capture send resend retry publish complete approve "
-        "reject confirm assign dispatch rotate subscribe unsubscribe upload download print clone "
+        "reject confirm assign dispatch rotate subscribe upload download print clone "
         "copy import export sync merge pause resume reset authorize charge pay track ping trigger "
         "redeliver replay sign activate reactivate enable restore schedule redeem transfer link "
-        "unlink attach detach",
+        "unlink attach detach fire emit notify",
     ),
 ):
     for _word in _words.split():
         _VERBS[_word] = _kinds
+
+VERB_WORDS: frozenset[str] = frozenset(
+    [*_VERBS, *(w for phrase in _PHRASES for w in phrase.split())]
+)
+"""Every cue word of the verb lexicon (typo correction accepts and corrects towards them)."""
 
 _HOWTO = re.compile(
     r"\b(how (do|can|should|would|does|to)|how to|guide|tutorial|explain|walk me through|"
@@ -87,7 +127,15 @@ STOPWORDS = frozenset(
     this that these those there here what which who whom whose when where why how please want
     need needs use using used way ways some any one ones via without within across than then so
     if not no yes just also only like kind kinds type types first next after before able let
-    tell know give work works working done happen happens""".split()
+    tell know give work works working done happen happens have has had having got
+    go goes going went gone keep keeps still already yet ever never always again too
+    very much many more most less few each own other another same such both either
+    neither but though although because since until while whether however anymore anyway
+    ago later earlier soon now today tonight yesterday tomorrow recently currently far
+    through off out up down over under between among per s t d ll re ve m don doesn didn
+    isn aren wasn weren won wouldn shouldn couldn can cannot dont doesnt didnt isnt cant wont
+    wheres whats hows thats theres haven hasn hadn us them they their theirs him her his she
+    he our ours mine yours am good bad wrong right best better worse fine possible""".split()
 )
 # Words that describe the asking, not the thing asked about.
 GENERIC = frozenset(
@@ -208,6 +256,10 @@ def analyse_question(question: str) -> Intent:
         if w not in cue_words and w not in GENERIC and w not in _OLD and w not in versions
     ]
     terms = _terms(nouns, [w for _, w in words])
+    things = [n for n in nouns if not n.endswith(("ed", "ing"))]
+    if "read" in kinds and "list" not in kinds and things and is_plural(things[0]):
+        # "show me the verified hauliers": reading a plural is listing.
+        kinds.insert(kinds.index("read"), "list")
     crud = any(k != "action" for k in kinds)
     return Intent(
         question=question,

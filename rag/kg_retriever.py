@@ -24,17 +24,20 @@ from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef, Resour
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_plural, singular, split_words
 from apiatlas.rag.intent import (
+    VERB_WORDS,
     Intent,
     ResourceMatch,
     ResourceMatcher,
     analyse_question,
     normalise_path,
 )
+from apiatlas.rag.vocabulary import Vocabulary
 
 _ALL = 100_000
 _SEARCH_LIMIT = 20
 # Score bands: an explicit mention always beats a resource match, which beats a text hit.
-_EXPLICIT_SCORE = 100.0
+EXPLICIT_SCORE = 100.0
+"""The graph score of an endpoint the question names outright."""
 _DEPRECATED_PENALTY = 25.0
 
 
@@ -72,15 +75,12 @@ class _MatcherCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._cache: dict[tuple[str, str | None], tuple[str, ResourceMatcher]] = {}
+        self._vocab: dict[tuple[str, str | None], tuple[str, Vocabulary]] = {}
 
     def get(
         self, project: str, api: str | None, resources: list[ResourceInfo], embeddings: Embeddings
     ) -> ResourceMatcher:
-        digest = hashlib.sha256(
-            "\n".join(
-                f"{r.key}\t{r.name}\t{'|'.join(sorted(r.aliases))}" for r in resources
-            ).encode()
-        ).hexdigest()
+        digest = _digest(resources)
         with self._lock:
             hit = self._cache.get((project, api))
             if hit is not None and hit[0] == digest:
@@ -90,10 +90,37 @@ class _MatcherCache:
             self._cache[(project, api)] = (digest, matcher)
         return matcher
 
+    def vocabulary(
+        self,
+        store: KnowledgeGraphStore,
+        project: str,
+        api: str | None,
+        resources: list[ResourceInfo],
+    ) -> Vocabulary:
+        """The project's vocabulary, rebuilt with the matcher (when the resources change)."""
+        digest = _digest(resources)
+        with self._lock:
+            hit = self._vocab.get((project, api))
+            if hit is not None and hit[0] == digest:
+                return hit[1]
+        vocab = Vocabulary.from_store(store, project, api)
+        with self._lock:
+            self._vocab[(project, api)] = (digest, vocab)
+        return vocab
+
     def invalidate(self, project: str | None = None) -> None:
         with self._lock:
-            for key in [k for k in self._cache if project is None or k[0] == project]:
-                del self._cache[key]
+            for cache in (self._cache, self._vocab):
+                for key in [k for k in cache if project is None or k[0] == project]:
+                    del cache[key]
+
+
+def _digest(resources: list[ResourceInfo]) -> str:
+    return hashlib.sha256(
+        "\n".join(
+            f"{r.key}\t{r.name}\t{'|'.join(sorted(r.aliases))}" for r in resources
+        ).encode()
+    ).hexdigest()
 
 
 class KnowledgeGraphRetriever(BaseRetriever):
@@ -122,6 +149,16 @@ class KnowledgeGraphRetriever(BaseRetriever):
         """Drop cached resource embeddings (they are also rebuilt whenever resources change)."""
         self.matchers.invalidate(project)
 
+    def vocabulary(self, project: str, api: str | None = None) -> Vocabulary:
+        """The words the project's specs and guide titles use (cached per project and API)."""
+        resources = self.store.resources(project, api=api)
+        return self.matchers.vocabulary(self.store, project, api, resources)
+
+    def analyse(self, question: str, *, project: str, api: str | None = None) -> Intent:
+        """Analyse ``question`` after correcting typos against the project's vocabulary."""
+        corrected = self.vocabulary(project, api).correct(question, extra=VERB_WORDS)
+        return analyse_question(corrected).model_copy(update={"question": question})
+
     def lookup(
         self,
         question: str,
@@ -140,7 +177,7 @@ class KnowledgeGraphRetriever(BaseRetriever):
             k: Maximum number of primary endpoints.
             intent: A precomputed analysis of ``question`` (analysed here when omitted).
         """
-        intent = intent or analyse_question(question)
+        intent = intent or self.analyse(question, project=project, api=api)
         resources = self.store.resources(project, api=api)
         matcher = self.matchers.get(project, api, resources, self.embeddings)
         matches = matcher.match(intent.resource_terms)
@@ -155,12 +192,12 @@ class KnowledgeGraphRetriever(BaseRetriever):
             matched_resources=matches,
             unmatched_terms=unmatched,
             alternatives=[] if primary else pool[:k],
-            replacements=_replacements(primary, pool),
+            replacements=replacements(primary, pool),
             apis=sorted({r.api for r in resources}),
         )
         if not primary and not lookup.alternatives and unmatched:
             lookup.alternatives = self._closest(project, api, matcher, intent, unmatched, k)
-        lookup.prerequisites = self._prerequisites(project, primary)
+        lookup.prerequisites = self.prerequisites(project, primary)
         return lookup
 
     def _score(
@@ -185,7 +222,7 @@ class KnowledgeGraphRetriever(BaseRetriever):
         if intent.explicit:
             for ref in self.store.find_endpoints(project, api=api, limit=_ALL):
                 if _mentioned(ref, intent):
-                    add(ref, _EXPLICIT_SCORE)
+                    add(ref, EXPLICIT_SCORE)
         explicit_found = bool(scored)
         pool: list[EndpointRef] = []
         for match in matches:
@@ -194,7 +231,7 @@ class KnowledgeGraphRetriever(BaseRetriever):
             )
             pool += endpoints
             for ref in endpoints:
-                fit = _fit(ref, intent)
+                fit = intent_fit(ref, intent)
                 if fit > 0:
                     own = 5.0 if ref.resource == match.resource.key else 0.0
                     add(ref, fit + 10.0 * match.score + own)
@@ -210,7 +247,7 @@ class KnowledgeGraphRetriever(BaseRetriever):
             elif text_route and all(n <= _words(_text(hit)) for n in needed):
                 # The text route: only hits that actually mention every unmatched term, so a
                 # question about a missing thing ("invoices") yields nothing rather than a guess.
-                fit = _fit(hit, intent)
+                fit = intent_fit(hit, intent)
                 if fit > 0:
                     add(hit, fit / 2 + bonus)
         if not pool:
@@ -230,10 +267,10 @@ class KnowledgeGraphRetriever(BaseRetriever):
         out: list[EndpointRef] = []
         for resource in matcher.closest(terms, n=2):
             found = self.store.find_endpoints(project, resource=resource.key, api=api, limit=50)
-            out += sorted(found, key=lambda r: -_fit(r, intent))[:2]
+            out += sorted(found, key=lambda r: -intent_fit(r, intent))[:2]
         return out[:k]
 
-    def _prerequisites(self, project: str, primary: list[EndpointRef]) -> list[Dependency]:
+    def prerequisites(self, project: str, primary: list[EndpointRef]) -> list[Dependency]:
         """Dependency trails of the leading primaries; live providers before deprecated ones."""
         seen: set[tuple[str, str]] = set()
         out: list[Dependency] = []
@@ -309,8 +346,8 @@ _SHAPES: dict[str, tuple[tuple[str, ...], bool | None]] = {
 }
 
 
-def _fit(ref: EndpointRef, intent: Intent) -> float:
-    """How well an endpoint does what the question asks (0 = not at all)."""
+def intent_fit(ref: EndpointRef, intent: Intent) -> float:
+    """How well an endpoint does what the question asks (0 = not at all, at most 65)."""
     if not intent.kinds:
         return 10.0
     score = 0.0
@@ -355,7 +392,7 @@ def _mentioned(ref: EndpointRef, intent: Intent) -> bool:
     return bool(ref.operation_id) and ref.operation_id.lower() in ops
 
 
-def _replacements(primary: list[EndpointRef], pool: list[EndpointRef]) -> dict[str, EndpointRef]:
+def replacements(primary: list[EndpointRef], pool: list[EndpointRef]) -> dict[str, EndpointRef]:
     """For each deprecated primary endpoint, a live endpoint of the same kind and resource path."""
     out: dict[str, EndpointRef] = {}
     for old in (p for p in primary if p.deprecated):

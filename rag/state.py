@@ -48,7 +48,8 @@ class AgentState(InputState, total=False):
 
     Attributes:
         intent: The analysed question.
-        lookup: What the knowledge graph found.
+        lookup: What the knowledge graph found (after the vector step: the fused answer).
+        candidates: The graph's ranked candidates before the fusion cut them to ``k``.
         details: Endpoint details by key (primary and prerequisite endpoints).
         documents: Vector hits (endpoint cards and guide chunks).
         related: Graph endpoints described by the guide sections found.
@@ -60,6 +61,7 @@ class AgentState(InputState, total=False):
 
     intent: Intent
     lookup: GraphLookup
+    candidates: list[EndpointRef]
     details: dict[str, EndpointDetail]
     documents: list[Document]
     related: list[EndpointRef]
