@@ -119,6 +119,7 @@ _HOWTO = re.compile(
     r"what is the (process|flow)|steps to|best practice)",
     re.IGNORECASE,
 )
+_ID_WORDS = frozenset({"id", "identifier"})
 _OLD = {"deprecated", "legacy", "old", "older", "previous", "outdated", "obsolete"}
 
 STOPWORDS = frozenset(
@@ -260,6 +261,9 @@ def analyse_question(question: str) -> Intent:
     if "read" in kinds and "list" not in kinds and things and is_plural(things[0]):
         # "show me the verified hauliers": reading a plural is listing.
         kinds.insert(kinds.index("read"), "list")
+    if _by_id(kinds, things, [w for _, w in words]):
+        # "look up one depot by its id": a single thing whose id is known is read, not searched.
+        kinds.insert(0, "read")
     crud = any(k != "action" for k in kinds)
     return Intent(
         question=question,
@@ -273,6 +277,13 @@ def analyse_question(question: str) -> Intent:
         verbs=list(dict.fromkeys(h[1] for h in hits)),
         keywords=keywords,
     )
+
+
+def _by_id(kinds: list[OperationKindName], things: list[str], words: list[str]) -> bool:
+    """True when a search/list ask is about one thing the developer has the id of."""
+    if "read" in kinds or not kinds or kinds[0] not in ("search", "list"):
+        return False
+    return bool(_ID_WORDS & set(words)) and bool(things) and not is_plural(things[0])
 
 
 def _terms(nouns: list[str], words: list[str]) -> list[str]:

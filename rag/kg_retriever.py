@@ -352,7 +352,7 @@ def intent_fit(ref: EndpointRef, intent: Intent) -> float:
         return 10.0
     score = 0.0
     verbs = {w for v in intent.verbs for w in v.split()}
-    verb_named = bool(verbs & _words(f"{ref.operation_id} {ref.summary} {ref.path}"))
+    verb_named = bool(verbs & _verb_words(ref))
     # An action endpoint does one specific thing: "verify" must not pick "send a test event".
     if ref.kind in intent.kinds and (ref.kind != "action" or verb_named):
         score += 30.0 - 5.0 * intent.kinds.index(ref.kind)
@@ -368,6 +368,21 @@ def intent_fit(ref: EndpointRef, intent: Intent) -> float:
         # the kind itself is known to differ (a POST .../cancel is not a create).
         score += 15.0 if score or ref.kind in ("action", "") else 0.0
     return score
+
+
+def _verb_words(ref: EndpointRef) -> set[str]:
+    """Words of ``ref`` that may name what it does, without the resource nouns of its path.
+
+    "tracking" in ``/shipments/{id}/tracking-events`` names a thing, not a doing: counting it
+    would make "get tracking updates pushed to us" pick the call that records tracking events.
+    An action's last segment (``/carriers/{id}/verify``) is its verb and stays.
+    """
+    segments = [s for s in ref.path.lower().strip("/").split("/") if s and not s.startswith("{")]
+    nouns = segments[:-1] if ref.kind == "action" and segments else segments
+    resource_words = _words(" ".join(nouns))
+    return (_words(f"{ref.operation_id} {ref.summary}") - resource_words) | (
+        _words(segments[-1]) if ref.kind == "action" and segments else set()
+    )
 
 
 def _version_bias(ref: EndpointRef, intent: Intent) -> float:
