@@ -29,9 +29,13 @@ test: setup
 bench: setup
 	$(BIN)/python -m apiatlas.evals.bench
 
-# The shipped datasets, every strategy side by side; report.{json,md,png} in evals/results/latest.
+# The shipped datasets, every strategy side by side, on the embedded graph and then on a local
+# Neo4j; report.{json,md,png} in evals/results/{embedded,neo4j}.
 eval: setup
-	$(BIN)/apiatlas eval evals/datasets/*.yaml --out evals/results/latest
+	$(BIN)/apiatlas eval evals/datasets/*.yaml --out evals/results/embedded
+	$(BIN)/apiatlas neo4j start --home .apiatlas/eval
+	$(BIN)/apiatlas eval evals/datasets/*.yaml --graph neo4j --out evals/results/neo4j; \
+	  rc=$$?; $(BIN)/apiatlas neo4j stop --home .apiatlas/eval; exit $$rc
 
 clean:
 	rm -rf $(VENV) .apiatlas
