@@ -49,6 +49,7 @@ def datasets(shared: Path) -> list[Dataset]:
                 "How do I verify a webhook signature?",
                 "How do I create an invoice?",
                 "list all tracking events for a parcel",
+                "What does POST /v2/quotes need?",
             ),
         )
     ]
@@ -64,6 +65,7 @@ def datasets(shared: Path) -> list[Dataset]:
                     "delete a customer",
                     "How do I refund a payment?",
                     "create a shipping label",
+                    "What does POST /v2/customers need?",
                 ),
             )
         )
@@ -80,6 +82,7 @@ def datasets(shared: Path) -> list[Dataset]:
                     "How do I get an admin token?",
                     "create a customer",
                     "delete a spaceship",
+                    "What does POST /V1/inventory/sources need?",
                 ),
             )
         )
