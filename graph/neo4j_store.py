@@ -122,6 +122,9 @@ class Neo4jGraphStore(KnowledgeGraphStore):
                 # Retries ride out deadlocks and blips, but a server that is gone must surface
                 # quickly so callers can degrade (the agent answers from vectors instead).
                 max_transaction_retry_time=_CONNECT_TIMEOUT,
+                # Planner notices (e.g. "property `hash` does not exist" on an empty database)
+                # are not errors; printed to the user's terminal they only alarm.
+                notifications_min_severity="OFF",
             )  # fmt: skip
             self._driver.verify_connectivity()
             for statement in q.SCHEMA:
