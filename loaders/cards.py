@@ -158,11 +158,11 @@ def _synthesise(fields: list[FieldInfo]) -> dict[str, Any]:
                 child = target.get(key)
                 target = child if isinstance(child, dict) else target.setdefault(key, {})
         if parts[-1] not in target:
-            target[parts[-1]] = _placeholder(field)
+            target[parts[-1]] = _sample_value(field)
     return root
 
 
-def _placeholder(field: FieldInfo) -> Any:
+def _sample_value(field: FieldInfo) -> Any:
     if field.example is not None:
         return field.example
     if field.enum:

@@ -95,9 +95,9 @@ def synthesise_body(fields: list[FieldRef]) -> dict[str, Any]:
             node = _child(node, part)
         leaf = parts[-1]
         if leaf.endswith("[]"):
-            node[leaf[:-2]] = [_placeholder(f.type, leaf[:-2])]
+            node[leaf[:-2]] = [_sample_value(f.type, leaf[:-2])]
         elif leaf not in node:
-            node[leaf] = _placeholder(f.type, leaf)
+            node[leaf] = _sample_value(f.type, leaf)
     return body
 
 
@@ -113,7 +113,7 @@ def _child(node: dict[str, Any], part: str) -> dict[str, Any]:
     return child
 
 
-def _placeholder(type_: str, name: str) -> Any:
+def _sample_value(type_: str, name: str) -> Any:
     t = type_.lower()
     if t.startswith(("integer", "int")):
         return 0
