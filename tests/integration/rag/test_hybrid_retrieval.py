@@ -11,6 +11,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
+from tests.integration.rag.endpoint_cards import card
 from apiatlas.rag.embeddings import load_embeddings
 from apiatlas.rag.hybrid import HybridRetriever
 from apiatlas.rag.pgvector import open_pg_vector_store, pg_engine, record_manager_url
@@ -58,19 +59,6 @@ CARDS = [
 ]
 
 
-def card(project: str, api: str, method: str, path: str, op: str, text: str) -> Document:
-    return Document(
-        page_content=f"{method} {path}\noperationId: {op}\n{text}",
-        metadata={
-            "project": project,
-            "api": api,
-            "kind": "endpoint",
-            "method": method,
-            "path": path,
-            "source": SQUARE if api == "square" else LOB,
-            "title": f"{method} {path}",
-        },
-    )
 
 
 def signature(doc: Document) -> str:

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
-from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from langchain_postgres import PGVectorStore
 
 from apiatlas.config import Settings
+from tests.integration.rag.endpoint_cards import cards as cards_of
 from apiatlas.errors import ConfigError, StoreError
 from apiatlas.rag.embeddings import LOCAL_DIMENSIONS, load_embeddings
 from apiatlas.rag.hybrid import HybridRetriever
@@ -32,7 +32,7 @@ from apiatlas.rag.pgvector import (
 from apiatlas.rag.vectorstore import VectorIndex, load_corpus, open_vector_store
 from apiatlas.rag.vectorstore import record_manager_url as settings_record_manager_url
 
-# (api, method, path, operationId, summary); the source file is derived from the api.
+# (api, method, path, operationId, summary): see endpoint_cards.Row.
 CARDS = [
     ("square", "POST", "/v2/locations", "CreateLocation", "Creates a location."),
     ("square", "GET", "/v2/locations", "ListLocations", "Lists all locations of a seller."),
@@ -55,23 +55,8 @@ INDEX_DEFS = "SELECT indexdef FROM pg_indexes WHERE tablename = %(t)s"
 RECORD_COUNT = "SELECT count(*) FROM upsertion_record WHERE namespace = %(ns)s"
 
 
-def card(project: str, api: str, method: str, path: str, op: str, summary: str) -> Document:
-    return Document(
-        page_content=f"{method} {path}\nOperation: {op}\n{summary}",
-        metadata={
-            "project": project,
-            "api": api,
-            "kind": "endpoint",
-            "method": method,
-            "path": path,
-            "source": f"/specs/{api}.yaml",
-            "title": f"{method} {path}",
-        },
-    )
 
 
-def cards(project: str) -> list[Document]:
-    return [card(project, *row) for row in CARDS]
 
 
 def paths(store: PGVectorStore, project: str, api: str | None = None) -> list[str]:
@@ -184,7 +169,7 @@ def test_wrong_dimension_bad_names_and_unreachable_servers_are_explained(
 def test_reindex_skips_replaces_and_deletes(pg_url: str, vindex: VectorIndex) -> None:
     store = vindex.vector_store
     assert isinstance(store, PGVectorStore)
-    first = vindex.index(cards("a"), project="a", sources=SOURCES)
+    first = vindex.index(cards_of("a", CARDS), project="a", sources=SOURCES)
     assert (first.num_added, first.num_skipped, first.num_deleted) == (N, 0, 0)
     stored = load_corpus(store, project="a")
     # Content-hash ids from the indexing API, in the TEXT id column, in a stable order.
@@ -193,11 +178,11 @@ def test_reindex_skips_replaces_and_deletes(pg_url: str, vindex: VectorIndex) ->
     # The record manager's rows are in the same database as the vectors.
     assert query(pg_url, RECORD_COUNT, {"ns": vindex.record_manager.namespace}) == [(N,)]
 
-    again = vindex.index(cards("a"), project="a", sources=SOURCES)
+    again = vindex.index(cards_of("a", CARDS), project="a", sources=SOURCES)
     assert (again.num_added, again.num_skipped, again.num_deleted) == (0, N, 0)
     assert not again.changed
 
-    changed = cards("a")
+    changed = cards_of("a", CARDS)
     changed[0].page_content += "\nA location is a physical store."
     stats = vindex.index(changed, project="a", sources=SOURCES)
     assert (stats.num_added, stats.num_deleted, stats.num_skipped) == (1, 1, N - 1)
@@ -217,8 +202,8 @@ def test_reindex_skips_replaces_and_deletes(pg_url: str, vindex: VectorIndex) ->
 def test_source_with_no_documents_left_is_emptied(vindex: VectorIndex) -> None:
     store = vindex.vector_store
     assert isinstance(store, PGVectorStore)
-    vindex.index(cards("a"), project="a", sources=SOURCES)
-    square_only = [d for d in cards("a") if d.metadata["api"] == "square"]
+    vindex.index(cards_of("a", CARDS), project="a", sources=SOURCES)
+    square_only = [d for d in cards_of("a", CARDS) if d.metadata["api"] == "square"]
     stats = vindex.index(square_only, project="a", sources=SOURCES)
     lob_count = N - len(square_only)
     assert (stats.num_added, stats.num_deleted) == (0, lob_count)
@@ -235,8 +220,8 @@ def test_source_with_no_documents_left_is_emptied(vindex: VectorIndex) -> None:
 def test_projects_are_isolated_in_the_index_bm25_and_hybrid(vindex: VectorIndex) -> None:
     store = vindex.vector_store
     assert isinstance(store, PGVectorStore)
-    vindex.index(cards("a"), project="a", sources=SOURCES)
-    into_b = vindex.index(cards("b")[:3], project="b", sources=SOURCES)
+    vindex.index(cards_of("a", CARDS), project="a", sources=SOURCES)
+    into_b = vindex.index(cards_of("b", CARDS)[:3], project="b", sources=SOURCES)
     # Same text, other project: its own records, nothing of project a is skipped or deleted.
     assert (into_b.num_added, into_b.num_deleted) == (3, 0)
     assert len(paths(store, "a")) == N

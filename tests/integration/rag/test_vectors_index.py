@@ -11,6 +11,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
+from tests.integration.rag.endpoint_cards import cards as cards_of
 from apiatlas.errors import ConfigError, UsageError
 from apiatlas.rag.embeddings import (
     LOCAL_DIMENSIONS,
@@ -20,7 +21,7 @@ from apiatlas.rag.embeddings import (
 )
 from apiatlas.rag.vectorstore import VectorIndex, load_corpus, open_vector_store
 
-# (api, method, path, operationId, summary); the source file is derived from the api.
+# (api, method, path, operationId, summary): see endpoint_cards.Row.
 CARDS = [
     ("square", "POST", "/v2/locations", "CreateLocation", "Creates a location."),
     ("square", "GET", "/v2/locations", "ListLocations", "Lists all locations of a seller."),
@@ -48,23 +49,8 @@ CARDS = [
 N = len(CARDS)
 
 
-def card(project: str, api: str, method: str, path: str, op: str, summary: str) -> Document:
-    return Document(
-        page_content=f"{method} {path}\nOperation: {op}\n{summary}",
-        metadata={
-            "project": project,
-            "api": api,
-            "kind": "endpoint",
-            "method": method,
-            "path": path,
-            "source": f"/specs/{api}.yaml",
-            "title": f"{method} {path}",
-        },
-    )
 
 
-def cards(project: str) -> list[Document]:
-    return [card(project, *row) for row in CARDS]
 
 
 SOURCES = ["/specs/square.yaml", "/specs/lob.yaml"]
@@ -101,14 +87,14 @@ def test_local_model_shape_and_tokenizer(embeddings: Embeddings) -> None:
 
 
 def test_reindex_skips_replaces_and_deletes(vindex: VectorIndex) -> None:
-    first = vindex.index(cards("a"), project="a", sources=SOURCES)
+    first = vindex.index(cards_of("a", CARDS), project="a", sources=SOURCES)
     assert (first.num_added, first.num_skipped, first.num_deleted) == (N, 0, 0)
 
-    again = vindex.index(cards("a"), project="a", sources=SOURCES)
+    again = vindex.index(cards_of("a", CARDS), project="a", sources=SOURCES)
     assert (again.num_added, again.num_skipped, again.num_deleted) == (0, N, 0)
     assert not again.changed
 
-    changed = cards("a")
+    changed = cards_of("a", CARDS)
     changed[0].page_content += "\nA location is a physical store."
     stats = vindex.index(changed, project="a", sources=SOURCES)
     assert (stats.num_added, stats.num_deleted, stats.num_skipped) == (1, 1, N - 1)
@@ -125,8 +111,8 @@ def test_reindex_skips_replaces_and_deletes(vindex: VectorIndex) -> None:
 
 
 def test_source_with_no_documents_left_is_emptied(vindex: VectorIndex) -> None:
-    vindex.index(cards("a"), project="a", sources=SOURCES)
-    square_only = [d for d in cards("a") if d.metadata["api"] == "square"]
+    vindex.index(cards_of("a", CARDS), project="a", sources=SOURCES)
+    square_only = [d for d in cards_of("a", CARDS) if d.metadata["api"] == "square"]
     stats = vindex.index(square_only, project="a", sources=SOURCES)
     lob_count = N - len(square_only)
     assert (stats.num_added, stats.num_deleted) == (0, lob_count)
@@ -141,8 +127,8 @@ def test_source_with_no_documents_left_is_emptied(vindex: VectorIndex) -> None:
 
 
 def test_projects_are_isolated(vindex: VectorIndex) -> None:
-    vindex.index(cards("a"), project="a", sources=SOURCES)
-    into_b = vindex.index(cards("b")[:3], project="b", sources=SOURCES)
+    vindex.index(cards_of("a", CARDS), project="a", sources=SOURCES)
+    into_b = vindex.index(cards_of("b", CARDS)[:3], project="b", sources=SOURCES)
     # Same text, other project: its own records, nothing of project a is skipped or deleted.
     assert (into_b.num_added, into_b.num_deleted) == (3, 0)
     assert len(paths(vindex, "a")) == N
@@ -157,13 +143,13 @@ def test_projects_are_isolated(vindex: VectorIndex) -> None:
 def test_reopening_from_disk_keeps_everything(settings: Settings, embeddings: Embeddings) -> None:
     settings.ensure_home()
     first = VectorIndex(open_vector_store(settings, embeddings), settings.record_manager_url)
-    first.index(cards("a"), project="a", sources=SOURCES)
+    first.index(cards_of("a", CARDS), project="a", sources=SOURCES)
     # Drop Chroma's in-process client cache so the reopened store really reads the files.
     chromadb.api.client.SharedSystemClient.clear_system_cache()
 
     reopened = VectorIndex(open_vector_store(settings, embeddings), settings.record_manager_url)
     assert len(paths(reopened, "a")) == N
-    stats = reopened.index(cards("a"), project="a", sources=SOURCES)
+    stats = reopened.index(cards_of("a", CARDS), project="a", sources=SOURCES)
     assert (stats.num_added, stats.num_skipped, stats.num_deleted) == (0, N, 0)
     top = reopened.vector_store.similarity_search("add a store location", k=1)
     assert top[0].metadata["project"] == "a"
@@ -174,7 +160,7 @@ def test_documents_must_name_their_source_and_project(vindex: VectorIndex) -> No
     with pytest.raises(UsageError, match="source"):
         vindex.index([nameless], project="a", sources=[])
     with pytest.raises(UsageError, match="project"):
-        vindex.index(cards("b")[:1], project="a", sources=SOURCES)
+        vindex.index(cards_of("b", CARDS)[:1], project="a", sources=SOURCES)
     assert paths(vindex, "a") == []
 
 
