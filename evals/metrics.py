@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from apiatlas.evals.dataset import endpoint_key
+from apiatlas.graph.signatures import endpoint_key
 
 RECALL_KS: tuple[int, ...] = (1, 3, 5, 10)
 METRIC_KEYS: tuple[str, ...] = (

@@ -17,7 +17,7 @@ from langchain_core.documents import Document
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.errors import UsageError
-from apiatlas.evals.dataset import endpoint_key
+from apiatlas.graph.signatures import endpoint_key
 from apiatlas.rag.kg_retriever import KnowledgeGraphRetriever
 from apiatlas.rag.result import Citation
 

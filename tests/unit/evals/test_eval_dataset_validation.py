@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from apiatlas.errors import UsageError
-from apiatlas.evals.dataset import endpoint_key, load_dataset, normalise_endpoint
+from apiatlas.evals.dataset import load_dataset
+from apiatlas.graph.signatures import endpoint_key, normalise_endpoint
 
 GOOD = """\
 name: mini
