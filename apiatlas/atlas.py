@@ -8,6 +8,7 @@ how production backends and tests plug in.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -17,6 +18,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field
 
 from apiatlas.config import Settings
@@ -34,6 +36,8 @@ from apiatlas.rag.agent import build_agent, run_agent
 from apiatlas.rag.context import AgentContext
 from apiatlas.rag.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
 from apiatlas.rag.hybrid import HybridRetriever
+from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
+from apiatlas.rag.memory.links import LinkedMemory
 from apiatlas.rag.result import AnswerResult
 from apiatlas.rag.vectorstore import (
     GROUP_KEY,
@@ -86,6 +90,9 @@ class ApiAtlas:
         embeddings: Embeddings for vectors and resource matching; from ``settings`` by default.
         vector_store: A LangChain vector store; by default the one ``settings.vectors`` names
             (persistent Chroma under the home, or pgvector on ``settings.database_url``).
+        memory_store: The LangGraph store holding project memory; by default the one
+            ``settings.memory`` names (``SqliteStore`` under the home, or ``PostgresStore`` on
+            ``settings.database_url``). An injected store is not closed by :meth:`close`.
 
     Example:
         >>> atlas = ApiAtlas(Settings(home=Path(".apiatlas")))
@@ -100,6 +107,7 @@ class ApiAtlas:
         graph_store: KnowledgeGraphStore | None = None,
         embeddings: Embeddings | None = None,
         vector_store: VectorStore | None = None,
+        memory_store: BaseStore | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.settings.ensure_home()
@@ -108,6 +116,7 @@ class ApiAtlas:
         # `graph stats` fail or answer fast without loading a model.
         self._embeddings = embeddings
         self._vector_store = vector_store
+        self._memory_store = memory_store
 
     @cached_property
     def embeddings(self) -> Embeddings:
@@ -118,6 +127,29 @@ class ApiAtlas:
     def vector_store(self) -> VectorStore:
         """The vector store holding endpoint cards and guide chunks."""
         return self._vector_store or open_vector_store(self.settings, self.embeddings)
+
+    @cached_property
+    def memory_store(self) -> BaseStore:
+        """The LangGraph store holding project memory (opened on first use)."""
+        return self._memory_store or open_memory_store(self.settings, self.embeddings)
+
+    def memory(self, project: str | None = None, agent_type: str | None = None) -> LinkedMemory:
+        """The project's memory: remember, supersede, forget, list and recall.
+
+        Its writes keep the knowledge graph's memory links in step, so the memories about an
+        endpoint come along when the graph returns it.
+
+        Args:
+            project: The project (``settings.project`` by default).
+            agent_type: Also read (and, with ``scope="agent_type"``, write) the memories shared
+                by every agent of this type in the project.
+        """
+        return LinkedMemory(
+            self.memory_store,
+            project or self.settings.project,
+            graph=self.graph,
+            agent_type=agent_type,
+        )
 
     @cached_property
     def vector_index(self) -> VectorIndex:
@@ -131,9 +163,15 @@ class ApiAtlas:
 
     @cached_property
     def agent(self) -> CompiledStateGraph:
-        """The compiled agent graph (usable as a subgraph in your own LangGraph app)."""
+        """The compiled agent graph (usable as a subgraph in your own LangGraph app).
+
+        It is compiled with :attr:`memory_store`, so project memory leads its answers.
+        """
         return build_agent(
-            store=self.graph, vector_retriever=self.retriever, embeddings=self.embeddings
+            store=self.graph,
+            vector_retriever=self.retriever,
+            embeddings=self.embeddings,
+            memory=self.memory_store,
         )
 
     @cached_property
@@ -210,24 +248,53 @@ class ApiAtlas:
         report.graph = ingest_graph(self.graph, project, specs=specs, docs=pages)
         notify("knowledge graph", 1, 1)
         report.seconds["graph"] = perf_counter() - mark
+        if self._has_memory():
+            # Links follow the new graph: endpoints that came back are linked again.
+            self.memory(project).relink()
         report.seconds["total"] = perf_counter() - started
         self.retriever.refresh()
         return report
 
     def ask(
-        self, question: str, *, project: str | None = None, api: str | None = None, k: int = 5
+        self,
+        question: str,
+        *,
+        project: str | None = None,
+        api: str | None = None,
+        k: int = 5,
+        agent_type: str | None = None,
+        at: datetime | None = None,
     ) -> AnswerResult:
-        """Answer a question about the project's APIs with a cited Markdown answer."""
-        context = AgentContext(project=project or self.settings.project, api=api, k=k)
+        """Answer a question about the project's APIs with a cited Markdown answer.
+
+        Args:
+            question: The developer's question.
+            project: The project (``settings.project`` by default).
+            api: Restrict the answer to one API of the project.
+            k: How many endpoints to present at most.
+            agent_type: Also follow the memories shared by every agent of this type.
+            at: Follow the project memory as it was at this moment (now by default).
+        """
+        context = AgentContext(
+            project=project or self.settings.project, api=api, k=k, agent_type=agent_type, at=at
+        )
         return run_agent(self.agent, question, context=context)
 
     def stats(self, project: str | None = None) -> GraphStats:
         """Knowledge-graph counts for one project (or all)."""
         return self.graph.stats(project)
 
+    def _has_memory(self) -> bool:
+        """Whether any project memory exists, without creating an empty embedded one."""
+        if self._memory_store is not None or "memory_store" in self.__dict__:
+            return True
+        return self.settings.memory == "postgres" or self.settings.memory_path.exists()
+
     def close(self) -> None:
-        """Close the stores."""
+        """Close the stores (an injected memory store stays open: its owner closes it)."""
         self.graph.close()
+        if "memory_store" in self.__dict__ and self._memory_store is None:
+            close_memory_store(self.__dict__.pop("memory_store"))
 
     def __enter__(self) -> ApiAtlas:
         return self

@@ -10,6 +10,7 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
 from rich.console import Console
@@ -18,6 +19,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Table
 from rich.text import Text
 
+from apiatlas.cli_memory import add_memory_parser, run_memory
 from apiatlas.config import Settings
 from apiatlas.errors import ApiAtlasError, UsageError
 
@@ -59,6 +61,15 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--api", help="restrict to one API")
     ask.add_argument("-k", type=int, default=5, help="how many endpoints to present at most")
     ask.add_argument("--json", action="store_true", help="print the structured result as JSON")
+    ask.add_argument(
+        "--agent-type", help="also follow the project memories shared by agents of this type"
+    )
+    ask.add_argument(
+        "--at",
+        type=datetime.fromisoformat,
+        metavar="ISO_TIME",
+        help="follow the project memory as it was then, e.g. 2025-01-31T12:00:00+00:00",
+    )
 
     graph = commands.add_parser("graph", help="inspect the knowledge graph")
     graph_commands = graph.add_subparsers(dest="graph_command", required=True)
@@ -82,6 +93,8 @@ def _parser() -> argparse.ArgumentParser:
         "neo4j", parents=[common], help="run a local Neo4j (Community, from Maven Central)"
     )
     neo4j.add_argument("action", choices=["start", "stop", "status"])
+
+    add_memory_parser(commands, parents=[common, backends])
     return parser
 
 
@@ -91,6 +104,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         project=getattr(args, "project", None),
         graph=getattr(args, "graph", None),
         vectors=getattr(args, "vectors", None),
+        memory=getattr(args, "memory", None),
     )
 
 
@@ -154,7 +168,14 @@ def _ask(args: argparse.Namespace, console: Console) -> int:
     from apiatlas.atlas import ApiAtlas
 
     with ApiAtlas(_settings(args)) as atlas:
-        result = atlas.ask(args.question, project=args.project, api=args.api, k=args.k)
+        result = atlas.ask(
+            args.question,
+            project=args.project,
+            api=args.api,
+            k=args.k,
+            agent_type=args.agent_type,
+            at=args.at,
+        )
     if args.json:
         sys.stdout.write(json.dumps(result.model_dump(mode="json"), indent=2) + "\n")
     else:
@@ -233,6 +254,10 @@ def _neo4j(args: argparse.Namespace, console: Console) -> int:
     return cli(args.action, _settings(args))
 
 
+def _memory(args: argparse.Namespace, console: Console) -> int:
+    return run_memory(args, console, _settings(args))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code."""
     args = _parser().parse_args(argv)
@@ -243,6 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "graph": _graph_stats,
         "eval": _eval,
         "neo4j": _neo4j,
+        "memory": _memory,
     }
     try:
         return handlers[args.command](args, console)

@@ -12,6 +12,7 @@ from apiatlas.errors import ConfigError
 EmbeddingsKind = Literal["local", "openai"]
 GraphBackend = Literal["embedded", "neo4j"]
 VectorBackend = Literal["chroma", "pgvector"]
+MemoryBackend = Literal["sqlite", "postgres"]
 
 DEFAULT_PROJECT = "default"
 
@@ -32,6 +33,8 @@ class Settings:
         neo4j_password: Neo4j password.
         neo4j_database: Neo4j database name.
         database_url: PostgreSQL URL (``postgresql://user:pass@host:port/db``) for pgvector.
+        memory: Project-memory backend: ``sqlite`` (LangGraph ``SqliteStore`` at
+            ``memory_path``) or ``postgres`` (LangGraph ``PostgresStore`` on ``database_url``).
     """
 
     home: Path = field(default_factory=lambda: Path(".apiatlas"))
@@ -45,6 +48,7 @@ class Settings:
     neo4j_password: str = field(default="apiatlas-dev-password", repr=False)
     neo4j_database: str = "neo4j"
     database_url: str | None = field(default=None, repr=False)
+    memory: MemoryBackend = "sqlite"
 
     @property
     def graph_path(self) -> Path:
@@ -55,6 +59,11 @@ class Settings:
     def chroma_dir(self) -> Path:
         """The persistent Chroma directory."""
         return self.home / "chroma"
+
+    @property
+    def memory_path(self) -> Path:
+        """The embedded project-memory SQLite file."""
+        return self.home / "memory.sqlite"
 
     @property
     def record_manager_url(self) -> str:
@@ -88,6 +97,12 @@ class Settings:
             raise ConfigError(
                 f"APIATLAS_VECTORS={vectors!r} is not supported: use 'chroma' or 'pgvector'."
             )
+        # Like the vectors: DATABASE_URL alone moves project memory to Postgres too.
+        memory = env.get("APIATLAS_MEMORY", "postgres" if env.get("DATABASE_URL") else "sqlite")
+        if memory not in ("sqlite", "postgres"):
+            raise ConfigError(
+                f"APIATLAS_MEMORY={memory!r} is not supported: use 'sqlite' or 'postgres'."
+            )
         values: dict[str, object] = {
             "home": Path(env.get("APIATLAS_HOME", ".apiatlas")),
             "project": env.get("APIATLAS_PROJECT", DEFAULT_PROJECT),
@@ -100,12 +115,18 @@ class Settings:
             "neo4j_password": env.get("NEO4J_PASSWORD", cls.neo4j_password),
             "neo4j_database": env.get("NEO4J_DATABASE", cls.neo4j_database),
             "database_url": env.get("DATABASE_URL") or None,
+            "memory": memory,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["vectors"] == "pgvector" and not values["database_url"]:
             raise ConfigError(
                 "the pgvector backend needs a PostgreSQL URL: set DATABASE_URL "
                 "(postgresql://user:password@host:5432/db)."
+            )
+        if values["memory"] == "postgres" and not values["database_url"]:
+            raise ConfigError(
+                "the postgres memory backend needs a PostgreSQL URL: set DATABASE_URL "
+                "(postgresql://user:password@host:5432/db), or APIATLAS_MEMORY=sqlite."
             )
         if isinstance(values["home"], str):
             values["home"] = Path(values["home"])

@@ -115,7 +115,8 @@ def _userinfo_is_secret(match: re.Match[str]) -> bool:
 
 
 _SECRET_KEY_WORDS = (
-    r"pass(?:word|wd|phrase)|secret|api[_-]?key|private[_-]?key|(?:secret|access)[_-]?key|token"
+    # A space too: notes and guides write "the partner API key: 3f9a...".
+    r"pass(?:word|wd|phrase)|secret|api[_ -]?key|private[_-]?key|(?:secret|access)[_ -]?key|token"
     r"|authorization"
 )
 _TOKEN_KEYS = (
@@ -190,10 +191,11 @@ _RULES: tuple[_Rule, ...] = (
         ("-----begin",),
         check=_pem_body_is_key,
     ),
-    # scheme://user:password@host: only the user-info goes; scheme, host and path stay.
+    # scheme://user:password@host: only the user-info goes; scheme, host and path stay. The user
+    # may be empty (redis://:password@cache:6379).
     _Rule(
         "connection-string-credentials",
-        re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://(?P<secret>[^\s:/?#@\"'<>]+:[^\s/?#@\"'<>]*)@"),
+        re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://(?P<secret>[^\s:/?#@\"'<>]*:[^\s/?#@\"'<>]*)@"),
         ("://",),
         label="credentials",
         check=_userinfo_is_secret,
@@ -266,23 +268,35 @@ def _labelled(match: re.Match[str]) -> tuple[str, str] | None:
     return label, group
 
 
-def _apply(rule: _Rule, text: str, findings: list[str]) -> str:
-    def replace(match: re.Match[str]) -> str:
-        if rule.kind == "labelled":
-            decided = _labelled(match)
-            if decided is None:
-                return match.group(0)
-            kind, group = decided
-        elif rule.check is not None and not rule.check(match):
-            return match.group(0)
-        else:
-            kind, group = rule.kind, "secret"
-        findings.append(kind)
-        start, end = (i - match.start() for i in match.span(group))
-        whole = match.group(0)
-        return whole[:start] + REDACTED.format(rule.label or kind) + whole[end:]
+def _decide(rule: _Rule, match: re.Match[str]) -> tuple[str, str] | None:
+    """``(kind, group)`` to redact for a match of ``rule``, or ``None`` to keep it."""
+    if rule.kind == "labelled":
+        return _labelled(match)
+    if rule.check is not None and not rule.check(match):
+        return None
+    return rule.kind, "secret"
 
-    return rule.pattern.sub(replace, text)
+
+def _apply(rule: _Rule, text: str, findings: list[str]) -> str:
+    """Redact every accepted match of ``rule``.
+
+    A rejected match resumes the search one character after its start, not after its end: in
+    ``secret: aws_secret_access_key = wJal...`` the rejected ``secret: aws_secret_access_key``
+    would otherwise swallow the real label, and the key after it would never be examined.
+    """
+    out: list[str] = []
+    done = pos = 0
+    while (match := rule.pattern.search(text, pos)) is not None:
+        decided = _decide(rule, match)
+        if decided is None:
+            pos = match.start() + 1
+            continue
+        kind, group = decided
+        findings.append(kind)
+        start, end = match.span(group)
+        out += [text[done:start], REDACTED.format(rule.label or kind)]
+        done, pos = end, max(match.end(), match.start() + 1)
+    return "".join(out) + text[done:]
 
 
 @lru_cache(maxsize=8192)

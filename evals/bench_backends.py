@@ -11,6 +11,7 @@ Neo4j is the real Community server started by :mod:`apiatlas.graph.neo4j_server`
 
 from __future__ import annotations
 
+import argparse
 import socket
 import statistics
 import tempfile
@@ -60,6 +61,7 @@ QUESTIONS = {
     ),
 }
 REPEAT = 5
+REPO = Path(__file__).resolve().parent.parent
 Timing = dict[str, list[float]]
 
 
@@ -213,3 +215,16 @@ def run(shared: Path) -> str:
               "| --- | ---: | ---: | ---: |"]
     lines += [_row(name, values) for name, values in vectors.items()]
     return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run only the backend comparison (``make bench`` runs it after the embedded benchmark)."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data",
+                        help="the shared data directory holding square/ and adobe-commerce/")  # fmt: skip
+    args = parser.parse_args(argv)
+    print(run(args.shared))
+
+
+if __name__ == "__main__":
+    main()

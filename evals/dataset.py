@@ -17,8 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from apiatlas.errors import UsageError
 from apiatlas.graph.signatures import normalise_endpoint
+from apiatlas.rag.memory.model import MemoryKind, parse_ref
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 class Sources(BaseModel):
     """Where a dataset's API comes from: spec and guide locations (paths or URLs)."""
 
@@ -54,6 +57,9 @@ class Case(BaseModel):
     acceptable_endpoints: list[str] = Field(default_factory=list)
     answerable: bool = True
     tags: list[str] = Field(default_factory=list)
+    expected_memories: list[str] | None = None
+    """Keys of the dataset's memories the answer must cite; ``[]``: it must cite none (a
+    control case whose answer memory must not change); ``None``: not a memory case."""
 
     @field_validator("id", mode="before")
     @classmethod
@@ -82,6 +88,48 @@ class Case(BaseModel):
         return list(dict.fromkeys(normalise_endpoint(e) for e in self.acceptable_endpoints))
 
 
+class DatasetMemory(BaseModel):
+    """A project memory the runner records before the cases (issue 5).
+
+    Attributes:
+        key: A name cases use in ``expected_memories`` (unique in the dataset; optional).
+        kind: fact, decision, procedure, warning or episode.
+        text: What the team recorded.
+        refs: Endpoints (``METHOD /path``) and resources it is about.
+        steps: A procedure's steps, in order.
+        importance: 1..10.
+        author: Who recorded it.
+        source: Where it came from.
+        supersedes: The key of an earlier memory of the dataset that this one replaces; the
+            earlier one stays as history and is no longer in force.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str | None = Field(default=None, min_length=1)
+    kind: MemoryKind
+    text: str = Field(min_length=1)
+    refs: list[str] = Field(default_factory=list)
+    steps: list[str] = Field(default_factory=list)
+    importance: int = Field(default=5, ge=1, le=10)
+    author: str = ""
+    source: str = ""
+    supersedes: str | None = None
+
+    @field_validator("key", "supersedes", mode="before")
+    @classmethod
+    def _key_as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @field_validator("refs")
+    @classmethod
+    def _refs_parse(cls, values: list[str]) -> list[str]:
+        try:
+            return [parse_ref(v) for v in values]
+        except UsageError as e:
+            raise ValueError(str(e)) from e
+
+
 class Dataset(BaseModel):
     """A validated dataset; ``sources`` hold resolved absolute paths (or URLs).
 
@@ -89,7 +137,7 @@ class Dataset(BaseModel):
         name: Also the project the dataset is ingested into.
         description: Optional prose.
         sources: Spec and guide locations.
-        memories: Project memory to load before the cases (refused until project memory exists).
+        memories: Project memory the runner records before the cases, in order.
         cases: The questions.
         path: The file the dataset was read from.
     """
@@ -99,7 +147,7 @@ class Dataset(BaseModel):
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
     description: str = ""
     sources: Sources
-    memories: list[dict[str, Any]] = Field(default_factory=list)
+    memories: list[DatasetMemory] = Field(default_factory=list)
     cases: list[Case] = Field(min_length=1)
     path: Path | None = Field(default=None, exclude=True)
     """Set by :func:`load_dataset`; not a key of the YAML format."""
@@ -113,8 +161,10 @@ def load_dataset(path: str | Path) -> Dataset:
     Raises:
         UsageError: The file is missing or not valid YAML, a key is unknown or a value is wrong,
             case ids repeat, an answerable case expects nothing (or an unanswerable one expects
-            something), an endpoint is not ``METHOD /path``, a source path does not exist, or
-            the dataset has ``memories``. The message names the file and the case id.
+            something), an endpoint is not ``METHOD /path``, a source path does not exist, a
+            memory is malformed (unknown kind, bad ref, repeated key, ``supersedes`` naming no
+            earlier memory), or a case expects a memory the dataset does not have (or one it
+            supersedes). The message names the file and the case id or memory.
     """
     path = Path(path).expanduser().resolve()
     raw = _read_yaml(path)
@@ -126,11 +176,7 @@ def load_dataset(path: str | Path) -> Dataset:
         raise UsageError(_describe(path, raw, e)) from e
     dataset.path = path
     _check_cases(path, dataset.cases)
-    if dataset.memories:
-        raise UsageError(
-            f"{path}: this dataset has `memories`, but project memory arrives in a later issue; "
-            "remove `memories` (and the cases that rely on it) to run it now"
-        )
+    _check_memories(path, dataset)
     dataset.sources = Sources(
         openapi=[_resolve(path, s) for s in dataset.sources.openapi],
         docs=[_resolve(path, s) for s in dataset.sources.docs],
@@ -169,6 +215,10 @@ def _describe(path: Path, raw: dict[str, Any], error: ValidationError) -> str:
             case_id = case.get("id") if isinstance(case, dict) else None
             label = f"case {case_id!r}" if case_id is not None else f"case #{loc[1] + 1}"
             where = f"{label}: " + (".".join(str(p) for p in loc[2:]) or "(the case)")
+        elif len(loc) >= 2 and loc[0] == "memories" and isinstance(loc[1], int):
+            where = f"{_memory_label(raw, loc[1])}: " + (
+                ".".join(str(p) for p in loc[2:]) or "(the memory)"
+            )
         message = problem["msg"]
         if problem["type"] == "extra_forbidden":
             message = "unknown key; check its spelling against the dataset format"
@@ -192,6 +242,56 @@ def _check_cases(path: Path, cases: list[Case]) -> None:
                 f"{path}: case {case.id!r}: an unanswerable case cannot expect endpoints; "
                 "remove `expected_endpoints`/`acceptable_endpoints` or set `answerable: true`"
             )
+
+
+def _memory_label(raw: dict[str, Any], index: int) -> str:
+    memories = raw.get("memories")
+    entry = memories[index] if isinstance(memories, list) and index < len(memories) else None
+    key = entry.get("key") if isinstance(entry, dict) else None
+    return f"memory {key!r}" if key is not None else f"memory #{index + 1}"
+
+
+def _check_memories(path: Path, dataset: Dataset) -> None:
+    """Keys unique, ``supersedes`` naming an earlier memory once, cases naming memories in force."""
+    keys: set[str] = set()
+    superseded: set[str] = set()
+    for i, memory in enumerate(dataset.memories):
+        label = f"memory {memory.key!r}" if memory.key else f"memory #{i + 1}"
+        if memory.supersedes is not None:
+            if memory.supersedes not in keys:
+                raise UsageError(
+                    f"{path}: {label}: supersedes {memory.supersedes!r}, which is not the key of "
+                    "an earlier memory; list the memory it replaces first, with that key"
+                )
+            if memory.supersedes in superseded:
+                raise UsageError(
+                    f"{path}: {label}: {memory.supersedes!r} is already superseded; supersede "
+                    "its newest version instead"
+                )
+            superseded.add(memory.supersedes)
+        if memory.key is not None:
+            if memory.key in keys:
+                raise UsageError(f"{path}: {label}: duplicate memory key; keys must be unique")
+            keys.add(memory.key)
+    for case in dataset.cases:
+        if case.expected_memories is None:
+            continue
+        if not case.answerable:
+            raise UsageError(
+                f"{path}: case {case.id!r}: `expected_memories` needs an answerable case (the "
+                "memory must lead an answer); remove it or set `answerable: true`"
+            )
+        for key in case.expected_memories:
+            if key not in keys:
+                raise UsageError(
+                    f"{path}: case {case.id!r}: expected memory {key!r} is not a key under "
+                    f"`memories`; known keys: {', '.join(sorted(keys)) or '(none)'}"
+                )
+            if key in superseded:
+                raise UsageError(
+                    f"{path}: case {case.id!r}: expected memory {key!r} is superseded, so no "
+                    "answer follows it any more; expect its newest version"
+                )
 
 
 def _resolve(dataset_path: Path, location: str) -> str:

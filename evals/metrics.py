@@ -1,7 +1,9 @@
 """The metrics of issue 3, as pure functions over per-case records.
 
 Every metric is over answerable cases unless noted, and ``None`` when it does not apply (no
-answerable cases, no unanswerable cases, nothing presented, no citations).
+answerable cases, no unanswerable cases, nothing presented, no citations). ``memory_precedence``
+(issue 5) is over the memory cases, those with ``expected_memories``, and ``None`` for a strategy
+that does not read project memory.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ RECALL_KS: tuple[int, ...] = (1, 3, 5, 10)
 METRIC_KEYS: tuple[str, ...] = (
     "cases", "top1", "recall@1", "recall@3", "recall@5", "recall@10", "all_expected@10",
     "precision", "abstention_accuracy", "false_abstention", "citation_validity",
-    "latency_ms_p50", "latency_ms_p95",
+    "latency_ms_p50", "latency_ms_p95", "memory_precedence",
 )
-"""The keys of one strategy's results in ``report.json``, in contract order."""
+"""The keys of one strategy's results in ``report.json``: issue 3's contract order, then the
+additive ``memory_precedence`` of issue 5."""
 
 Metrics = dict[str, float | int | None]
 
@@ -40,6 +43,13 @@ class CaseRecord(BaseModel):
         citations_valid: How many of the shown citations resolve.
         citations_total: How many citations were shown.
         latency_ms: Warm wall time of the call.
+        expected_memories: Dataset memory keys the answer must cite (``[]``: none may be
+            cited); ``None`` when the case is not a memory case.
+        cited_memories: The memories the answer cites, as dataset keys (a memory the dataset
+            did not record shows as its ``memory:<id>``); ``None`` when the strategy does not
+            read project memory.
+        superseded_memories: Keys of the dataset's memories that newer ones replaced: citing
+            one means an outdated memory won.
     """
 
     dataset: str
@@ -54,6 +64,9 @@ class CaseRecord(BaseModel):
     citations_valid: int = 0
     citations_total: int = 0
     latency_ms: float = 0.0
+    expected_memories: list[str] | None = None
+    cited_memories: list[str] | None = None
+    superseded_memories: list[str] = Field(default_factory=list)
 
 
 def _keys(signatures: Sequence[str]) -> list[str]:
@@ -91,6 +104,25 @@ def case_ok(record: CaseRecord) -> bool:
     if not record.answerable:
         return not record.presented
     return is_top1(record) and recall_at(record, 10) == 1.0
+
+
+def memory_ok(record: CaseRecord) -> bool | None:
+    """Whether the answer followed project memory; ``None`` when that does not apply.
+
+    A memory case passes when the answer cites every expected memory and no superseded one, and
+    its first presented endpoint is expected or acceptable. A control case (``[]`` expected)
+    passes when it cites no memory and its first presented endpoint is right.
+    """
+    if record.expected_memories is None or record.cited_memories is None:
+        return None
+    cited = set(record.cited_memories)
+    if record.expected_memories:
+        memories = set(record.expected_memories) <= cited
+    else:
+        memories = not cited
+    first = _keys(record.presented[:1])
+    right = bool(first) and first[0] in set(_keys(record.expected + record.acceptable))
+    return memories and not cited & set(record.superseded_memories) and right
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -131,4 +163,6 @@ def compute_metrics(records: Sequence[CaseRecord]) -> Metrics:
     p50, p95 = percentile(latencies, 50), percentile(latencies, 95)
     metrics["latency_ms_p50"] = round(p50, 2) if p50 is not None else None
     metrics["latency_ms_p95"] = round(p95, 2) if p95 is not None else None
+    followed = [ok for r in records if (ok := memory_ok(r)) is not None]
+    metrics["memory_precedence"] = _mean([float(ok) for ok in followed])
     return metrics

@@ -9,7 +9,14 @@ from typing import Any
 from matplotlib.figure import Figure
 from pydantic import BaseModel, Field
 
-from apiatlas.evals.metrics import METRIC_KEYS, RECALL_KS, CaseRecord, Metrics, case_ok
+from apiatlas.evals.metrics import (
+    METRIC_KEYS,
+    RECALL_KS,
+    CaseRecord,
+    Metrics,
+    case_ok,
+    memory_ok,
+)
 
 FAILURES_SHOWN = 5
 """Endpoints of a failing agent case shown in report.md."""
@@ -26,6 +33,8 @@ class DatasetInfo(BaseModel):
     doc_chunks: int = 0
     ingest_seconds: float = 0.0
     home: str = ""
+    memories: int = 0
+    memory_cases: int = 0
 
 
 class EvalReport(BaseModel):
@@ -69,6 +78,9 @@ def report_json(report: EvalReport) -> dict[str, Any]:
                 "citations_valid": r.citations_valid,
                 "citations_total": r.citations_total,
                 "latency_ms": r.latency_ms,
+                "expected_memories": r.expected_memories,
+                "cited_memories": r.cited_memories,
+                "memory_ok": memory_ok(r),
             }
             for r in report.records
         ],
@@ -99,7 +111,9 @@ def markdown(report: EvalReport) -> str:
         f"# apiatlas eval, {report.generated_at}",
         "",
         f"Knowledge-graph backend: `{report.graph_backend}`. Metrics are over answerable cases, "
-        "except `abstention_accuracy` (unanswerable cases); `-` means the metric does not apply. "
+        "except `abstention_accuracy` (unanswerable cases) and `memory_precedence` (cases with "
+        "`expected_memories`: the answer cites every expected memory, or none for a control "
+        "case, and presents a right endpoint first); `-` means the metric does not apply. "
         "A plain strategy presents its top 3; the agent presents its answer.",
     ]
     for name, info in report.datasets.items():
@@ -111,7 +125,9 @@ def markdown(report: EvalReport) -> str:
             "",
             f"{info.answerable} answerable and {info.unanswerable} unanswerable cases; "
             f"{info.endpoints} endpoints, {info.doc_chunks} doc chunks, ingested in "
-            f"{info.ingest_seconds:.1f} s.",
+            f"{info.ingest_seconds:.1f} s."
+            + (f" {info.memories} project memories, {info.memory_cases} memory cases."
+               if info.memories or info.memory_cases else ""),
             "",
             "| strategy | " + " | ".join(METRIC_KEYS) + " |",
             "| --- | " + " | ".join("---:" for _ in METRIC_KEYS) + " |",
@@ -129,7 +145,29 @@ def markdown(report: EvalReport) -> str:
                 got = ", ".join(r.ranked[:FAILURES_SHOWN]) or "nothing (abstained)"
                 question = r.question.replace("|", "\\|")
                 lines.append(f"| {r.case_id} | {question} | {wanted} | {got} |")
+        lines += memory_lines(report.records, name)
     return "\n".join(lines) + "\n"
+
+
+def memory_lines(records: list[CaseRecord], dataset: str) -> list[str]:
+    """The agent's memory cases of one dataset: what each expected, cited and put first."""
+    cases = [
+        r for r in records
+        if r.dataset == dataset and r.strategy == "agent" and memory_ok(r) is not None
+    ]
+    if not cases:
+        return []
+    lines = ["", "### Memory cases (agent)", "",
+             "| case | question | expects memories | cited | first endpoint | ok |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for r in cases:
+        question = r.question.replace("|", "\\|")
+        expects = ", ".join(r.expected_memories or []) or "none (control)"
+        cited = ", ".join(r.cited_memories or []) or "none"
+        first = r.presented[0] if r.presented else "nothing (abstained)"
+        ok = "yes" if memory_ok(r) else "**no**"
+        lines.append(f"| {r.case_id} | {question} | {expects} | {cited} | {first} | {ok} |")
+    return lines
 
 
 def plot(report: EvalReport, path: Path) -> None:

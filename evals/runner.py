@@ -1,5 +1,8 @@
 """``apiatlas eval``: ingest each dataset into a fresh home, run every strategy on every case.
 
+A dataset's ``memories`` are recorded in its project memory after the ingest (through the facade,
+so the graph links them to the endpoints they name) and before the cases run.
+
 The runner is backend-neutral: it asks an :data:`AtlasFactory` for the ``ApiAtlas`` of each
 dataset, so a production-backend factory (Neo4j, pgvector) plugs in without changing it.
 """
@@ -22,12 +25,14 @@ from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
 from apiatlas.errors import LoaderError, SpecError, UsageError
 from apiatlas.evals.dataset import Dataset, load_dataset
+from apiatlas.evals.memories import DatasetMemories, load_memories
 from apiatlas.evals.metrics import CaseRecord, compute_metrics
 from apiatlas.evals.report import DatasetInfo, EvalReport, write_reports
 from apiatlas.evals.strategies import STRATEGIES, make_strategy, parse_strategies
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.refs import is_remote, parse_document, pointer_get, read_file
 from apiatlas.rag.embeddings import load_embeddings
+from apiatlas.rag.memory.store import UnknownMemory
 from apiatlas.rag.result import Citation
 
 AtlasFactory = Callable[[Settings, Embeddings], ApiAtlas]
@@ -35,6 +40,9 @@ AtlasFactory = Callable[[Settings, Embeddings], ApiAtlas]
 
 _HOME_MARKER = ".apiatlas-eval-home"
 _ALL = 1_000_000
+MEMORY_STRATEGIES = frozenset({"agent"})
+"""Strategies that read project memory; the plain retrievers do not (their
+``memory_precedence`` is ``None``)."""
 
 
 def embedded_atlas(settings: Settings, embeddings: Embeddings) -> ApiAtlas:
@@ -46,8 +54,9 @@ class CitationChecker:
     """Decides whether a citation resolves to a real spec item or guide section.
 
     A spec citation resolves when its file exists and its JSON pointer leads to a value; a doc
-    citation when its file exists and has a heading with that anchor. Remote sources cannot be
-    re-read offline, so they resolve when they are among what was ingested into the graph.
+    citation when its file exists and has a heading with that anchor; a memory citation
+    (``memory:<id>``) when that memory exists in the project. Remote sources cannot be re-read
+    offline, so they resolve when they are among what was ingested into the graph.
     """
 
     def __init__(self, atlas: ApiAtlas, project: str) -> None:
@@ -56,9 +65,12 @@ class CitationChecker:
         self._specs: dict[str, Any] = {}
         self._anchors: dict[str, set[str] | None] = {}
         self._ingested: tuple[set[tuple[str, str]], set[tuple[str, str]]] | None = None
+        self._memories: set[str] = set()
 
     def valid(self, citation: Citation) -> bool:
         """True when ``citation`` resolves."""
+        if citation.kind == "memory":
+            return self._memory_exists(citation.uri.removeprefix("memory:"))
         if is_remote(citation.source):
             specs, sections = self._ingested_items()
             pool = specs if citation.kind == "spec" else sections
@@ -67,6 +79,18 @@ class CitationChecker:
             return self._pointer_resolves(citation.source, citation.pointer)
         anchors = self._doc_anchors(citation.source)
         return anchors is not None and (not citation.pointer or citation.pointer in anchors)
+
+    def _memory_exists(self, memory_id: str) -> bool:
+        if memory_id in self._memories:
+            return True
+        if not memory_id:
+            return False
+        try:
+            self._atlas.memory(self._project).get(memory_id)
+        except UnknownMemory:
+            return False
+        self._memories.add(memory_id)
+        return True
 
     def _pointer_resolves(self, source: str, pointer: str) -> bool:
         if source not in self._specs:
@@ -155,7 +179,9 @@ def run_eval(
             with factory(settings, shared) as atlas:
                 report.graph_backend = atlas.settings.graph
                 info = _ingest(atlas, dataset, bar)
-                records = _run_cases(atlas, dataset, names, bar)
+                memories = load_memories(atlas, dataset)
+                info.memories = len(dataset.memories)
+                records = _run_cases(atlas, dataset, names, bar, memories)
             report.datasets[dataset.name] = info
             report.records += records
             report.results[dataset.name] = {
@@ -194,6 +220,7 @@ def _ingest(atlas: ApiAtlas, dataset: Dataset, bar: Progress | None) -> DatasetI
         path=str(dataset.path or ""),
         description=dataset.description,
         answerable=sum(c.answerable for c in dataset.cases),
+        memory_cases=sum(c.expected_memories is not None for c in dataset.cases),
         unanswerable=sum(not c.answerable for c in dataset.cases),
         endpoints=ingested.endpoints,
         doc_chunks=ingested.doc_chunks,
@@ -203,7 +230,11 @@ def _ingest(atlas: ApiAtlas, dataset: Dataset, bar: Progress | None) -> DatasetI
 
 
 def _run_cases(
-    atlas: ApiAtlas, dataset: Dataset, names: Sequence[str], bar: Progress | None
+    atlas: ApiAtlas,
+    dataset: Dataset,
+    names: Sequence[str],
+    bar: Progress | None,
+    memories: DatasetMemories,
 ) -> list[CaseRecord]:
     checker = CitationChecker(atlas, dataset.name)
     total = len(names) * len(dataset.cases)
@@ -220,6 +251,9 @@ def _run_cases(
                 acceptable=case.acceptable_endpoints, ranked=out.ranked, presented=out.presented,
                 citations_valid=sum(checker.valid(c) for c in out.citations),
                 citations_total=len(out.citations), latency_ms=out.latency_ms,
+                expected_memories=case.expected_memories,
+                cited_memories=memories.cited(out.citations) if name in MEMORY_STRATEGIES else None,
+                superseded_memories=memories.superseded,
             ))
             if bar is not None and task is not None:
                 bar.update(task, advance=1, description=f"eval {dataset.name}: {name}")

@@ -28,6 +28,13 @@ SCHEMA = (
     "ON EACH [n.search_path, n.search_operation, n.search_summary, n.search_description, "
     "n.search_resource] OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
     "`fulltext.eventually_consistent`: false}}",
+    # Project memories (see MEMORY_* below) are not :ApiAtlas nodes, so the graph's own
+    # queries (stats, nodes, scopes, neighbourhoods, search) never see them.
+    "CREATE CONSTRAINT apiatlas_memory_id IF NOT EXISTS "
+    "FOR (m:ApiAtlasMemory) REQUIRE (m.project, m.id) IS UNIQUE",
+    "CREATE INDEX apiatlas_memory_project IF NOT EXISTS FOR (m:ApiAtlasMemory) ON (m.project)",
+    "CREATE INDEX apiatlas_endpoint_signature IF NOT EXISTS "
+    "FOR (n:Endpoint) ON (n.project, n.method, n.path)",
 )
 AWAIT_INDEXES = "CALL db.awaitIndexes($seconds)"
 
@@ -50,11 +57,12 @@ SET n = row.props
 REMOVE n:Api:Resource:Endpoint:OperationKind:Parameter:Schema:Field:Tag:DocSection
 SET n:$(row.label)
 """
-# Counts each relationship once, even when both of its ends are deleted.
+# Counts each relationship once, even when both of its ends are deleted; a memory's ABOUT
+# link is not a graph edge, so it goes uncounted (it comes back if the endpoint does).
 DELETE_NODES = """
 UNWIND $keys AS k
 MATCH (n:ApiAtlas {project: $project, key: k}) USING INDEX n:ApiAtlas(project, key)
-OPTIONAL MATCH (n)-[r]-()
+OPTIONAL MATCH (n)-[r]-(:ApiAtlas)
 WITH collect(DISTINCT n) AS doomed, count(DISTINCT r) AS relationships
 FOREACH (n IN doomed | DETACH DELETE n)
 RETURN relationships
@@ -103,6 +111,7 @@ SET c.rows = rows, c.tokens = tokens
 DELETE_PROJECT = (
     "MATCH (n:ApiAtlas {project: $project}) DETACH DELETE n",
     "MATCH (c:ApiAtlasCorpus {project: $project}) DELETE c",
+    "MATCH (m:ApiAtlasMemory {project: $project}) DETACH DELETE m",
 )
 
 # -- reads ------------------------------------------------------------------------------------
@@ -136,10 +145,11 @@ MATCH (:ApiAtlas {project: $project})-[r]->(:ApiAtlas) RETURN DISTINCT r.scope A
 """
 
 # What an EndpointRef needs, without the heavy description/examples properties.
-_REF = (
-    "n {.api, .method, .path, .operation_id, .summary, .deprecated, .resource, .kind, "
-    ".source, .pointer, .json_props}"
+_REF_PROPS = (
+    "{.api, .method, .path, .operation_id, .summary, .deprecated, .resource, .kind, .source, "
+    ".pointer, .json_props}"
 )
+_REF = f"n {_REF_PROPS}"
 FIND_ENDPOINTS = f"""
 MATCH (n:Endpoint:ApiAtlas {{project: $project}}) USING INDEX n:Endpoint(project)
 WHERE ($resource IS NULL OR n.resource = $resource)
@@ -151,11 +161,6 @@ ORDER BY n.path,
     WHEN 'DELETE' THEN 4 ELSE 5 END,
   n.key
 LIMIT $limit
-"""
-ENDPOINT_REFS = f"""
-UNWIND $keys AS k
-MATCH (n:ApiAtlas {{project: $project, key: k}}) USING INDEX n:ApiAtlas(project, key)
-RETURN n.key AS key, {_REF} AS props
 """
 
 # An endpoint with its parameters, schemas and doc sections, and the fields of the request
@@ -179,12 +184,19 @@ CALL (a) {
 }
 RETURN properties(a) AS props, linked, docs, fields
 """
-OUT_LINKED_MANY = """
-UNWIND $keys AS k
-MATCH (a:ApiAtlas {project: $project, key: k})-[r]->(b:ApiAtlas)
-USING INDEX a:ApiAtlas(project, key)
-WHERE type(r) = $type
-RETURN a.key AS source, b.key AS key, properties(r) AS edge, properties(b) AS node
+# Every REQUIRES edge out of what the endpoint reaches over REQUIRES, in one round trip; the
+# store walks them breadth first itself (max_depth is a plain argument there, and Cypher cannot
+# bind a path length). Reachable sets are small (at most 13 nodes on Adobe Commerce admin), and
+# the planner walks them with a pruning BFS that visits each node once.
+DEPENDENCY_TRAIL = f"""
+MATCH (n:ApiAtlas {{project: $project, key: $key}}) USING INDEX n:ApiAtlas(project, key)
+CALL (n) {{
+  MATCH (n)-[:REQUIRES*0..]->(m:ApiAtlas)
+  WITH DISTINCT m
+  MATCH (m)-[r:REQUIRES]->(b:ApiAtlas)
+  RETURN collect([m.key, b.key, properties(r), b {_REF_PROPS}]) AS edges
+}}
+RETURN {_REF} AS props, edges
 """
 TOUCHING_EDGES = """
 UNWIND $keys AS k
@@ -194,14 +206,39 @@ RETURN DISTINCT startNode(r).key AS src, type(r) AS type, endNode(r).key AS dst,
        properties(r) AS props
 """
 
-# Corpus statistics and every candidate of the project in one round trip; the store ranks the
-# candidates exactly like the embedded store's FTS5 bm25 (see neo4j_store.rank_bm25).
+# Search in one round trip. Lucene finds the candidates; each gets the weights of the query's
+# terms only ($needles, one per phrase: `"term": ` as it appears in the search_freq JSON;
+# absent means 0.0). Returned: the corpus statistics, the number of candidates each phrase hits
+# (for the idfs), the $top best candidates in $scope by this query's own bm25 with what the
+# store needs to re-score them and their EndpointRef props, and `cut`, the score of the next one.
+# The store re-scores exactly in Python (Java's log may differ from C's in the last bit) and runs
+# the query again with a larger $top in the rare case a near-tie straddles the cut.
 SEARCH = f"""
 MATCH (c:ApiAtlasCorpus {{project: $project}})
 CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $query) YIELD node
 WITH c, node WHERE node.project = $project
-RETURN c.rows AS rows, c.tokens AS tokens,
-       collect([node.key, node.scope, node.search_freq, node.search_len]) AS hits
+WITH c, node, [needle IN $needles |
+  CASE WHEN node.search_freq CONTAINS needle
+    THEN toFloat(split(split(split(node.search_freq, needle)[1], ',')[0], '}}')[0])
+    ELSE 0.0 END] AS f
+WITH c, collect({{node: node, f: f}}) AS hits
+WITH c, hits, toFloat(c.tokens) / toFloat(c.rows) AS avgdl,
+  [i IN range(0, size($needles) - 1) | size([h IN hits WHERE h.f[i] > 0.0])] AS nhit
+WITH c, hits, avgdl, nhit, [n IN nhit | log((c.rows - n + 0.5) / (n + 0.5))] AS raw
+WITH c, hits, avgdl, nhit, [x IN raw | CASE WHEN x > 0.0 THEN x ELSE 1.0e-6 END] AS idf
+UNWIND hits AS h
+WITH c, avgdl, idf, nhit, h.node AS n, h.f AS f
+WHERE $scope IS NULL OR n.scope = $scope
+WITH c, nhit, n, f, reduce(s = 0.0, i IN range(0, size(idf) - 1) |
+  s + idf[i] * ((f[i] * ($k1 + 1.0)) / (f[i] + $k1 * (1 - $b + $b * toFloat(n.search_len) / avgdl)))
+) AS approx
+ORDER BY approx DESC, n.key
+WITH c, nhit, collect([n, f, approx]) AS ranked
+WITH c, nhit, ranked[$top][2] AS cut, ranked[0..$top] AS best
+UNWIND best AS x
+WITH c, nhit, cut, x[0] AS n, x[1] AS f
+RETURN c.rows AS rows, c.tokens AS tokens, nhit, cut,
+  collect([n.key, f, n.search_len, n {_REF_PROPS}]) AS top
 """
 
 RESOURCES = """
@@ -242,3 +279,60 @@ TOKENIZER_SCHEMA = (
 TOKENIZER_CLEAR = "DELETE FROM words"
 TOKENIZER_INSERT = "INSERT INTO words (rowid, c0, c1, c2, c3, c4) VALUES (?, ?, ?, ?, ?, ?)"
 TOKENIZER_TERMS = "SELECT doc, col, term FROM word_instances ORDER BY doc, col, offset"
+
+# -- project-memory links ---------------------------------------------------------------------
+# (:Memory:ApiAtlasMemory {project, id, refs})-[:ABOUT {project}]->(:Endpoint|:Resource). The
+# refs are kept on the node so apply() can re-create ABOUT links when a removed endpoint returns.
+
+MEMORY_UPSERT = """
+MERGE (m:ApiAtlasMemory {project: $project, id: $id})
+SET m:Memory, m.refs = $refs
+"""
+MEMORY_DELETE = "MATCH (m:ApiAtlasMemory {project: $project, id: $id}) DETACH DELETE m"
+# $ids null: every memory of the project.
+MEMORY_REFS = """
+MATCH (m:ApiAtlasMemory {project: $project}) WHERE $ids IS NULL OR m.id IN $ids
+RETURN m.id AS id, m.refs AS refs
+"""
+MEMORY_LINKS = """
+MATCH (m:ApiAtlasMemory {project: $project})-[:ABOUT]->(t:ApiAtlas {project: $project})
+WHERE $ids IS NULL OR m.id IN $ids
+RETURN m.id AS id, t.key AS key
+"""
+ABOUT_CREATE = """
+UNWIND $rows AS row
+MATCH (m:ApiAtlasMemory {project: $project, id: row.id})
+MATCH (t:ApiAtlas {project: $project, key: row.key}) USING INDEX t:ApiAtlas(project, key)
+MERGE (m)-[r:ABOUT]->(t)
+SET r.project = $project
+"""
+ABOUT_DELETE = """
+UNWIND $rows AS row
+MATCH (m:ApiAtlasMemory {project: $project, id: row.id})-[r:ABOUT]->(t:ApiAtlas {project: $project})
+WHERE t.key = row.key
+DELETE r
+"""
+# Candidates for each signature: same method, path starting with its literal prefix (a seek on
+# the signature index); the store keeps those whose parameter-blanked path is equal.
+ENDPOINT_CANDIDATES = f"""
+UNWIND $probes AS p
+MATCH (n:Endpoint:ApiAtlas {{project: $project}})
+USING INDEX n:Endpoint(project, method, path)
+WHERE n.method = p.method AND n.path STARTS WITH p.prefix
+  AND ($api IS NULL OR n.api = $api)
+RETURN p.signature AS signature, n.key AS key, {_REF} AS props
+"""
+RESOURCE_NAMES = """
+MATCH (n:Resource:ApiAtlas {project: $project}) USING INDEX n:Resource(project)
+RETURN n.key AS key, n {.name, .aliases, .json_props} AS props
+"""
+MEMORIES_ABOUT = """
+UNWIND $keys AS k
+MATCH (e:ApiAtlas {project: $project, key: k}) USING INDEX e:ApiAtlas(project, key)
+WHERE e:Endpoint
+OPTIONAL MATCH (e)<-[:ABOUT]-(m:ApiAtlasMemory {project: $project})
+WITH e, collect(m.id) AS direct
+OPTIONAL MATCH (:Resource:ApiAtlas {project: $project, key: e.resource})
+               <-[:ABOUT]-(n:ApiAtlasMemory {project: $project})
+RETURN e.key AS key, direct, collect(n.id) AS via
+"""

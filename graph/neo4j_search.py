@@ -3,7 +3,7 @@
 The embedded store ranks with SQLite FTS5's ``bm25()`` over five weighted columns, with words cut
 and stemmed by FTS5's ``porter unicode61`` tokenizer. To give the same answers on Neo4j, the
 Neo4j store keeps each endpoint's stemmed words (for Lucene to find candidates) and its weighted
-term frequencies (for :func:`rank_bm25` to score them). Stemming uses the very same FTS5
+term frequencies (for :func:`bm25_score` to score them). Stemming uses the very same FTS5
 tokenizer, in a private in-memory SQLite database, so no second stemmer can disagree with it.
 
 One deliberate difference: FTS5 takes its corpus statistics from the whole SQLite file (every
@@ -37,7 +37,10 @@ SEARCH_FIELDS = (
 )
 # The embedded store's bm25 column weights (sqlite_queries.FTS_SEARCH), same column order.
 WEIGHTS = (3.0, 3.0, 4.0, 1.0, 5.0)
-_K1, _B = 1.2, 0.75
+K1, B = 1.2, 0.75
+# search_freq is JSON with these separators: the search query finds a term's weight in it as the
+# text after `"term": ` (see freq_needle), so the format is part of the stored contract.
+_FREQ_SEPARATORS = (", ", ": ")
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 
 
@@ -88,7 +91,7 @@ def search_fields(
         fields: dict[str, Any] = {
             name: " ".join(words) for name, words in zip(SEARCH_FIELDS, terms, strict=False)
         }
-        fields["search_freq"] = json.dumps(freq, sort_keys=True)
+        fields["search_freq"] = json.dumps(freq, sort_keys=True, separators=_FREQ_SEPARATORS)
         fields["search_len"] = sum(len(words) for words in terms)
         out[key] = fields
     return out
@@ -108,41 +111,35 @@ def query_phrases(tokenizer: Fts5Tokenizer, text: str) -> list[str]:
     return [cols[0][0] for cols in tokenizer.tokenize([(t,) for t in raw]) if len(cols[0]) == 1]
 
 
+def freq_needle(term: str) -> str:
+    """The text that precedes ``term``'s weight in a ``search_freq`` JSON object."""
+    return json.dumps(term) + _FREQ_SEPARATORS[1]
+
+
 def lucene_query(phrases: Sequence[str]) -> str:
     """A Lucene query matching any of the terms, with every Lucene metacharacter escaped."""
     return " OR ".join(_LUCENE_SPECIAL.sub(r"\\\1", t) for t in dict.fromkeys(phrases))
 
 
-def rank_bm25(
-    phrases: Sequence[str],
-    rows: int,
-    tokens: int,
-    hits: Sequence[tuple[str, Mapping[str, float], int]],
-) -> dict[str, float]:
-    """Scores of FTS5's ``bm25()`` (k1 1.2, b 0.75), term for term and in the same float order.
-
-    Args:
-        phrases: The query's terms, one per OR'ed phrase.
-        rows: Rows in the corpus (the project's endpoints).
-        tokens: Tokens in the corpus.
-        hits: ``(key, weighted term frequencies, row length)`` of every row matching a phrase.
-
-    Returns:
-        Key -> score (higher is better) of the rows matching at least one phrase.
-    """
-    avgdl = float(tokens) / float(rows)
+def bm25_idfs(rows: int, n_hits: Sequence[int]) -> list[float]:
+    """FTS5's idf of each phrase, from the rows in the corpus and the rows each phrase hits."""
     idfs = []
-    for term in phrases:
-        n_hit = sum(1 for _, freq, _ in hits if term in freq)
+    for n_hit in n_hits:
         idf = math.log((rows - n_hit + 0.5) / (n_hit + 0.5))
         idfs.append(idf if idf > 0.0 else 1e-6)
-    scores: dict[str, float] = {}
-    for key, freq, length in hits:
-        if not any(term in freq for term in phrases):
-            continue
-        score = 0.0
-        for term, idf in zip(phrases, idfs, strict=True):
-            f = freq.get(term, 0.0)
-            score += idf * ((f * (_K1 + 1.0)) / (f + _K1 * (1 - _B + _B * float(length) / avgdl)))
-        scores[key] = score
-    return scores
+    return idfs
+
+
+def bm25_score(weights: Sequence[float], length: int, idfs: Sequence[float], avgdl: float) -> float:
+    """FTS5's ``bm25()`` (k1 1.2, b 0.75) of one row, term for term and in the same float order.
+
+    Args:
+        weights: The row's weighted frequency of each phrase (0.0 when absent).
+        length: The row's length in tokens.
+        idfs: :func:`bm25_idfs` of the phrases.
+        avgdl: Mean row length in the corpus.
+    """
+    score = 0.0
+    for f, idf in zip(weights, idfs, strict=True):
+        score += idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * float(length) / avgdl)))
+    return score

@@ -35,6 +35,18 @@ CREATE VIRTUAL TABLE IF NOT EXISTS endpoint_fts USING fts5(
     path, operation, summary, description, resource,
     tokenize = 'porter unicode61'
 );
+CREATE TABLE IF NOT EXISTS memory_refs (
+    project   TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    ref       TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    match     TEXT NOT NULL,
+    PRIMARY KEY (project, memory_id, ref)
+);
+CREATE INDEX IF NOT EXISTS memory_refs_by_match ON memory_refs (project, kind, match);
+CREATE INDEX IF NOT EXISTS endpoints_by_signature
+    ON nodes (project, json_extract(props, '$.method'), json_extract(props, '$.path'))
+    WHERE label = 'Endpoint';
 """
 
 PRAGMAS = ("PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 10000")
@@ -137,4 +149,48 @@ DELETE_PROJECT = (
     "DELETE FROM endpoint_fts WHERE project = ?",
     "DELETE FROM edges WHERE project = ?",
     "DELETE FROM nodes WHERE project = ?",
+    "DELETE FROM memory_refs WHERE project = ?",
 )
+
+# -- project-memory links ------------------------------------------------------------------
+# A memory's refs are stored in comparison form and resolved against the graph when read, so
+# they follow the endpoints across re-ingests without any bookkeeping in apply().
+
+MEMORY_REFS_DELETE = "DELETE FROM memory_refs WHERE project = ? AND memory_id = ?"
+MEMORY_REFS_INSERT = """
+INSERT OR IGNORE INTO memory_refs (project, memory_id, ref, kind, match) VALUES (?, ?, ?, ?, ?)
+"""
+# The second argument is a JSON array of comparison forms (bound, never spliced).
+MEMORY_REFS_MATCHING = """
+SELECT memory_id, match FROM memory_refs
+WHERE project = ? AND kind = ? AND match IN (SELECT value FROM json_each(?))
+"""
+# Candidates for one signature: same method, path in [prefix, prefix + U+10FFFF), i.e. starting
+# with its literal prefix, a range the endpoints_by_signature index answers without parsing
+# every endpoint's props. The store keeps those whose parameter-blanked path is equal.
+ENDPOINT_CANDIDATES = """
+SELECT key, props FROM nodes
+WHERE project = ? AND label = 'Endpoint'
+  AND json_extract(props, '$.method') = ?
+  AND json_extract(props, '$.path') >= ? AND json_extract(props, '$.path') < ?
+  AND (? IS NULL OR json_extract(props, '$.api') = ?)
+"""
+# Unordered, so the planner takes the (project, label) index rather than walking the whole
+# project in key order.
+RESOURCE_NAMES = "SELECT key, props FROM nodes WHERE project = ? AND label = 'Resource'"
+# Arguments: a JSON array of endpoint keys, the project. Only what linking needs, so the large
+# props (examples, descriptions) are never parsed in Python.
+ENDPOINT_SIGNATURES = """
+SELECT n.key, json_extract(n.props, '$.method'), json_extract(n.props, '$.path'),
+       json_extract(n.props, '$.resource')
+FROM json_each(?) AS wanted
+CROSS JOIN nodes AS n ON n.project = ? AND n.key = wanted.value
+WHERE +n.label = 'Endpoint'
+"""
+# Arguments: a JSON array of keys, the project, the label. CROSS JOIN and the unary + keep the
+# plan to one primary-key lookup per key (not a walk over every node with the label).
+NODES_BY_KEYS = """
+SELECT n.key, n.props FROM json_each(?) AS wanted
+CROSS JOIN nodes AS n ON n.project = ? AND n.key = wanted.value
+WHERE +n.label = ?
+"""

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from apiatlas.errors import StoreError
+from apiatlas.graph import sqlite_memory_links as memory_links
 from apiatlas.graph import sqlite_queries as q
 from apiatlas.graph.model import (
     ChangeSummary,
@@ -343,6 +344,41 @@ class SqliteGraphStore(KnowledgeGraphStore):
             except sqlite3.Error as e:
                 conn.execute(q.ROLLBACK)
                 raise StoreError(f"deleting project {project!r} failed: {e}") from e
+
+    # -- project-memory links (refs resolved when read: see sqlite_memory_links) ---------------
+
+    def resolve_signatures(
+        self, project: str, signatures: Sequence[str], *, api: str | None = None
+    ) -> dict[str, list[EndpointRef]]:
+        """See :meth:`KnowledgeGraphStore.resolve_signatures`."""
+        with self._read() as conn:
+            return memory_links.resolve_signatures(conn, project, signatures, api)
+
+    def link_memory(self, project: str, memory_id: str, refs: Sequence[str]) -> list[str]:
+        """See :meth:`KnowledgeGraphStore.link_memory`.
+
+        The refs are stored (in comparison form) and resolved whenever links are read, so links
+        follow every later ingest without ``apply`` having to touch them.
+        """
+        with self._read() as conn:
+            conn.execute(q.BEGIN)
+            try:
+                unmatched = memory_links.link_memory(conn, project, memory_id, refs)
+                conn.execute(q.COMMIT)
+                return unmatched
+            except BaseException:
+                conn.execute(q.ROLLBACK)
+                raise
+
+    def unlink_memory(self, project: str, memory_id: str) -> None:
+        """See :meth:`KnowledgeGraphStore.unlink_memory`."""
+        with self._read() as conn:
+            memory_links.unlink_memory(conn, project, memory_id)
+
+    def memories_about(self, project: str, keys: Sequence[str]) -> dict[str, list[str]]:
+        """See :meth:`KnowledgeGraphStore.memories_about`."""
+        with self._read() as conn:
+            return memory_links.memories_about(conn, project, keys)
 
     def close(self) -> None:
         """Close the connection. Safe to call twice."""

@@ -7,6 +7,7 @@ method is scoped to a project, so nothing leaks between projects.
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
@@ -91,7 +92,107 @@ class KnowledgeGraphStore(ABC):
 
     @abstractmethod
     def delete_project(self, project: str) -> None:
-        """Remove everything the project owns."""
+        """Remove everything the project owns, memory links included."""
+
+    # -- project-memory links (see apiatlas.graph.memory_refs for the matching rules) ----------
+
+    @abstractmethod
+    def resolve_signatures(
+        self, project: str, signatures: Sequence[str], *, api: str | None = None
+    ) -> dict[str, list[EndpointRef]]:
+        """The endpoints each ``METHOD /path`` signature names, per signature as given.
+
+        Methods compare case-insensitively; path-parameter names and a trailing slash are
+        ignored (``POST /v2/locations/{id}/`` names ``POST /v2/locations/{location_id}``). Any
+        API matches unless ``api`` is given. Endpoints come ordered by API, path and key; an
+        empty list means no such endpoint exists.
+
+        Raises:
+            UsageError: A signature is not ``METHOD /path``.
+        """
+
+    @abstractmethod
+    def link_memory(self, project: str, memory_id: str, refs: Sequence[str]) -> list[str]:
+        """Replace the memory's links with links to what its ``refs`` name.
+
+        An endpoint ref (``METHOD /path``) links to every endpoint it names (as in
+        :meth:`resolve_signatures`); a resource ref links to every resource whose name or alias
+        it is (singular or plural, any case). The refs are kept with the link, so a link to an
+        endpoint that a re-ingest removes disappears and comes back when the endpoint does; a
+        ref that names nothing yet links as soon as an ingest adds what it names.
+
+        Returns:
+            The refs (as given) that name nothing in the graph now.
+
+        Raises:
+            UsageError: A ref is empty, or starts with an HTTP method but has no ``/path``.
+            StoreError: The backend failed; the previous links are left as they were.
+        """
+
+    @abstractmethod
+    def unlink_memory(self, project: str, memory_id: str) -> None:
+        """Remove every link of the memory (nothing happens if it has none)."""
+
+    @abstractmethod
+    def memories_about(self, project: str, keys: Sequence[str]) -> dict[str, list[str]]:
+        """Ids of the memories linked to each endpoint key, directly or through its resource.
+
+        Returns:
+            Endpoint key -> sorted memory ids, only for the keys that exist and have memories.
+        """
 
     def close(self) -> None:
         """Release connections. Safe to call twice."""
+
+    # -- async reads ----------------------------------------------------------------------------
+    # Same arguments and answers as their sync twins. These defaults run the sync method in a
+    # worker thread, which suits an in-process backend (SQLite); a backend with a native async
+    # driver (Neo4j) overrides them.
+
+    async def anodes(self, project: str, label: NodeLabel, *, scope: str | None = None) -> list[Node]:
+        """Async :meth:`nodes`."""
+        return await asyncio.to_thread(self.nodes, project, label, scope=scope)
+
+    async def afind_endpoints(
+        self,
+        project: str,
+        *,
+        resource: str | None = None,
+        kind: str | None = None,
+        api: str | None = None,
+        limit: int = 50,
+    ) -> list[EndpointRef]:
+        """Async :meth:`find_endpoints`."""
+        return await asyncio.to_thread(
+            self.find_endpoints, project, resource=resource, kind=kind, api=api, limit=limit
+        )
+
+    async def aget_endpoint(self, project: str, key: str) -> EndpointDetail | None:
+        """Async :meth:`get_endpoint`."""
+        return await asyncio.to_thread(self.get_endpoint, project, key)
+
+    async def aneighbourhood(self, project: str, key: str, *, depth: int = 1) -> Neighbourhood:
+        """Async :meth:`neighbourhood`."""
+        return await asyncio.to_thread(self.neighbourhood, project, key, depth=depth)
+
+    async def adependency_trail(
+        self, project: str, key: str, *, max_depth: int = 3
+    ) -> list[Dependency]:
+        """Async :meth:`dependency_trail`."""
+        return await asyncio.to_thread(self.dependency_trail, project, key, max_depth=max_depth)
+
+    async def asearch(
+        self, project: str, text: str, *, api: str | None = None, limit: int = 10
+    ) -> list[EndpointRef]:
+        """Async :meth:`search`."""
+        return await asyncio.to_thread(self.search, project, text, api=api, limit=limit)
+
+    async def aresources(self, project: str, *, api: str | None = None) -> list[ResourceInfo]:
+        """Async :meth:`resources`."""
+        return await asyncio.to_thread(self.resources, project, api=api)
+
+    async def aclose(self) -> None:
+        """Release what the async methods hold for the running event loop. Safe to call twice.
+
+        :meth:`close` still releases everything else; the default holds nothing.
+        """

@@ -1,8 +1,10 @@
 """The agent: a LangGraph state machine from a question to a cited answer.
 
-analyse -> knowledge_graph -> [vector_fallback] -> compose. The vector step runs when the graph
-found nothing, when the question is a how-to, and to fetch guide passages for the endpoints found;
-it is skipped when the question names its endpoints outright and the graph found them.
+memory -> analyse -> knowledge_graph -> [vector_fallback] -> compose. The memory node recalls the
+team's project memory first (a strongly matching procedure answers alone: memory -> compose), and
+the answer follows the memory where it disagrees with the docs. The vector step runs when the
+graph found nothing, when the question is a how-to, and to fetch guide passages for the endpoints
+found; it is skipped when the question names its endpoints outright and the graph found them.
 
 Use :func:`build_agent` to get a compiled graph (it can be a subgraph of your own app), and
 :func:`run_agent` / :func:`arun_agent` to ask one question.
@@ -21,6 +23,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 
 from apiatlas.errors import StoreError
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef
@@ -29,7 +32,13 @@ from apiatlas.rag.composer import compose_answer, relevant_passages
 from apiatlas.rag.context import AgentContext
 from apiatlas.rag.intent import analyse_question
 from apiatlas.rag.fusion import fuse, gather_evidence, should_answer
-from apiatlas.rag.kg_retriever import GraphLookup, KnowledgeGraphRetriever, replacements
+from apiatlas.rag.kg_retriever import (
+    GraphLookup,
+    KnowledgeGraphRetriever,
+    replacements,
+    subject_resources,
+)
+from apiatlas.rag.memory.agent import MemoryStep, route_after_memory
 from apiatlas.rag.result import AnswerResult
 from apiatlas.rag.state import AgentState, InputState, OutputState
 
@@ -37,7 +46,9 @@ Node = Callable[[AgentState, Runtime[AgentContext]], dict[str, Any]]
 
 
 class AgentNodes(Protocol):
-    """The four node functions the agent's topology wires together."""
+    """The five node functions the agent's topology wires together."""
+
+    def memory(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
 
     def analyse(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
 
@@ -95,11 +106,13 @@ def build_state_graph(nodes: AgentNodes) -> StateGraph:
     graph = StateGraph(
         AgentState, context_schema=AgentContext, input_schema=InputState, output_schema=OutputState
     )
+    graph.add_node("memory", _timed("memory", nodes.memory))
     graph.add_node("analyse", _timed("analyse", nodes.analyse))
     graph.add_node("knowledge_graph", _timed("knowledge_graph", nodes.knowledge_graph))
     graph.add_node("vector_fallback", _timed("vector_fallback", nodes.vector_fallback))
     graph.add_node("compose", _timed("compose", nodes.compose))
-    graph.add_edge(START, "analyse")
+    graph.add_edge(START, "memory")
+    graph.add_conditional_edges("memory", route_after_memory)
     graph.add_edge("analyse", "knowledge_graph")
     graph.add_conditional_edges("knowledge_graph", route_after_graph)
     graph.add_edge("vector_fallback", "compose")
@@ -123,6 +136,11 @@ class GraphRagNodes:
         self.store = store
         self.vectors = vector_retriever
         self.graph = KnowledgeGraphRetriever(store=store, embeddings=embeddings)
+        self.memory_step = MemoryStep(store)
+
+    def memory(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        """Recall the project memories relevant to the question (``runtime.store``)."""
+        return self.memory_step.recall(state, runtime)
 
     def analyse(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         """Parse the question into an intent, correcting typos against the project's words."""
@@ -189,6 +207,7 @@ class GraphRagNodes:
             self.graph.vocabulary(ctx.project, ctx.api),
             best_card_score=best,
             retrieved_text=" ".join(d.page_content for d in hits),
+            api_names=self.graph.api_names(ctx.project, ctx.api),
         )
         if not should_answer(evidence, lookup.intent):
             if not lookup.alternatives:
@@ -196,7 +215,10 @@ class GraphRagNodes:
                 lookup = lookup.model_copy(update={"alternatives": alternatives})
             abstain = lookup.model_copy(update={"primary": [], "prerequisites": []})
             return {"documents": [], "lookup": abstain, "related": []}
-        fused = fuse(state.get("candidates") or lookup.primary, cards, lookup.intent)[: ctx.k]
+        subjects = subject_resources(lookup)
+        fused = fuse(
+            state.get("candidates") or lookup.primary, cards, lookup.intent, subjects=subjects
+        )[: ctx.k]
         if not fused:
             # No endpoint at all (a guides-only project): the sections' described endpoints.
             related = self._described(ctx, relevant_passages(lookup, documents))
@@ -255,13 +277,17 @@ class GraphRagNodes:
         return details
 
     def compose(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        """Write the cited answer."""
+        """Write the cited answer, led by the project memories relevant to it."""
+        if state.get("memory_answer"):
+            return {"result": self.memory_step.answer_alone(state, runtime)}
+        lookup, details, related, team = self.memory_step.review(state, runtime)
         result = compose_answer(
             state["question"],
-            lookup=state["lookup"],
-            details=state.get("details", {}),
+            lookup=lookup,
+            details=details,
             documents=state.get("documents", []),
-            related=state.get("related", []),
+            related=related,
+            team=team,
         )
         if state.get("degraded"):
             note = (
@@ -322,6 +348,7 @@ def build_agent(
     vector_retriever: BaseRetriever,
     embeddings: Embeddings,
     checkpointer: Any = None,
+    memory: BaseStore | None = None,
 ) -> CompiledStateGraph:
     """Compile the agent over a knowledge-graph store and a vector retriever.
 
@@ -330,9 +357,15 @@ def build_agent(
         vector_retriever: Retriever over endpoint cards and guide chunks (``HybridRetriever``).
         embeddings: Embeddings used to match question terms to resources.
         checkpointer: Optional LangGraph checkpointer.
+        memory: The LangGraph store holding project memory (with a semantic index on
+            ``search_text``, see :func:`apiatlas.rag.memory.backends.open_memory_store`). The
+            agent is compiled with it, so its nodes (and yours, as a subgraph) reach it as
+            ``runtime.store``. Without one, the route notes ``memory: none``.
     """
     nodes = GraphRagNodes(store, vector_retriever, embeddings)
-    return build_state_graph(nodes).compile(checkpointer=checkpointer, name="apiatlas")
+    return build_state_graph(nodes).compile(
+        checkpointer=checkpointer, store=memory, name="apiatlas"
+    )
 
 
 def run_agent(

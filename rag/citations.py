@@ -1,4 +1,5 @@
-"""Numbered citations: one number per distinct spec item or guide section, in first-use order."""
+"""Numbered citations: one number per distinct spec item, guide section or project memory, in
+first-use order."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ class CitationRegistry:
             return None
         uri = f"{source}#{anchor}" if anchor else source
         return self._add("doc", source, uri, anchor, title)
+
+    def memory(self, memory_id: str, title: str = "") -> int:
+        """Cite a project memory: uri ``memory:<id>``."""
+        return self._add("memory", "memory", f"memory:{memory_id}", memory_id, title)
 
     def citations(self) -> list[Citation]:
         """All citations, numbered from 1 in the order they were first cited."""

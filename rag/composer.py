@@ -3,7 +3,8 @@
 Three shapes of answer: endpoints (with required inputs, an example request, prerequisite calls
 and a guide passage), a guide answer (how-to questions the guides answer, with the endpoints the
 cited sections describe), or an abstention that names the closest existing things. Only endpoints
-that exist in the knowledge graph are ever presented.
+that exist in the knowledge graph are ever presented. Relevant project memories lead any of them
+(see :mod:`apiatlas.rag.memory.answer`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from apiatlas.graph.words import singular, split_words
 from apiatlas.rag.citations import CitationRegistry
 from apiatlas.rag.examples import example_for
 from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.memory.answer import endpoint_notes, lead_lines, with_team
+from apiatlas.rag.memory.precedence import TeamMemory
 from apiatlas.rag.result import AnswerEndpoint, AnswerExample, AnswerResult
 
 MAX_EXAMPLES = 2
@@ -34,20 +37,41 @@ def compose_answer(
     details: Mapping[str, EndpointDetail],
     documents: Sequence[Document] = (),
     related: Sequence[EndpointRef] = (),
+    team: TeamMemory | None = None,
 ) -> AnswerResult:
     """Write the answer for ``question``.
 
     Args:
         question: The question as asked.
-        lookup: The knowledge-graph lookup.
+        lookup: The knowledge-graph lookup (already made to follow ``team``'s memory).
         details: Endpoint details by key, for primary and prerequisite endpoints.
         documents: Vector hits (guide chunks ``kind="doc"``; others are ignored).
         related: Graph endpoints described by the guide sections found (for how-to answers).
+        team: Project memories relevant to the question: they lead the answer, cited first,
+            and their notes replace the docs' own under the endpoints they concern.
     """
     cites = CitationRegistry()
+    if team is None or not team.views:
+        return _compose_docs(question, lookup, details, documents, related, cites, {})
+    # Memories are cited before anything else: the team's word comes first.
+    lead = lead_lines(team, cites)
+    notes = endpoint_notes(team, cites, lookup.replacements)
+    result = _compose_docs(question, lookup, details, documents, related, cites, notes)
+    return with_team(result, lead, team, cites)
+
+
+def _compose_docs(
+    question: str,
+    lookup: GraphLookup,
+    details: Mapping[str, EndpointDetail],
+    documents: Sequence[Document],
+    related: Sequence[EndpointRef],
+    cites: CitationRegistry,
+    notes: Mapping[str, list[str]],
+) -> AnswerResult:
     passages = relevant_passages(lookup, documents)
     if lookup.primary:
-        return _endpoint_answer(question, lookup, details, passages, cites)
+        return _endpoint_answer(question, lookup, details, passages, cites, notes)
     intent = lookup.intent
     asks_missing_thing = bool(lookup.unmatched_terms) and any(k != "action" for k in intent.kinds)
     if passages and not asks_missing_thing:
@@ -101,6 +125,7 @@ def _endpoint_answer(
     details: Mapping[str, EndpointDetail],
     passages: list[Document],
     cites: CitationRegistry,
+    notes: Mapping[str, list[str]],
 ) -> AnswerResult:
     endpoints: list[AnswerEndpoint] = []
     lines = [f"**Endpoints** ({', '.join(sorted({p.api for p in lookup.primary}))})", ""]
@@ -108,7 +133,9 @@ def _endpoint_answer(
         n = cites.spec(ref.source, ref.pointer, ref.signature)
         endpoints.append(_answer_endpoint(ref, "primary", n))
         lines.append(f"{i}. `{ref.signature}` — {ref.summary or ref.operation_id}{_ref(n)}")
-        if ref.deprecated:
+        if ref.key in notes:
+            lines += notes[ref.key]  # the team's memory, cited, in place of the docs' note
+        elif ref.deprecated:
             new = lookup.replacements.get(ref.key)
             lines.append(
                 f"   - **Deprecated**: use `{new.signature}` instead."

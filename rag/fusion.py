@@ -11,7 +11,7 @@ ranks well while the graph keeps the top right when it is sure.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from apiatlas.graph.model import EndpointRef
@@ -71,6 +71,8 @@ class Evidence:
         matched: The question's terms matched resources of the graph.
         unknown_terms: Subject words that neither the API's vocabulary nor its resources know.
         best_card_score: Dense similarity of the best endpoint card (0 when there is none).
+        other_subjects: Known subject words besides the unknown ones and the API's own name:
+            when there are none, the unknown words are all the question is about.
     """
 
     explicit: bool
@@ -78,12 +80,15 @@ class Evidence:
     matched: bool
     unknown_terms: tuple[str, ...]
     best_card_score: float
+    other_subjects: bool = True
 
 
 def fuse(
     graph: Sequence[EndpointRef],
     cards: Sequence[EndpointRef],
     intent: Intent,
+    *,
+    subjects: Collection[str] = (),
 ) -> list[EndpointRef]:
     """Graph candidates and endpoint cards as one ranking, best first.
 
@@ -92,6 +97,10 @@ def fuse(
         cards: Endpoints of the hybrid retriever's endpoint cards, best first, resolved to
             graph references (so ``kind`` is known).
         intent: The analysed question.
+        subjects: Keys of the resources the question names. When given, only endpoints of
+            these resources (or of resources under them) earn the bonus for doing what the
+            question asks: "verify the signature of a webhook" must not pick the call that
+            verifies a carrier just because its verb is "verify".
 
     Returns:
         Distinct endpoints; explicitly named ones first, then by fused score. Each carries its
@@ -105,7 +114,8 @@ def fuse(
             scores[ref.key] = scores.get(ref.key, 0.0) + weight / (FUSION_RRF_K + rank)
     explicit = {r.key for r in graph if r.score >= EXPLICIT_SCORE}
     for key, ref in refs.items():
-        scores[key] += FIT_WEIGHT * intent_fit(ref, intent) / MAX_FIT
+        if _about(ref, subjects):
+            scores[key] += FIT_WEIGHT * intent_fit(ref, intent) / MAX_FIT
         if ref.deprecated and not intent.wants_deprecated and not intent.versions:
             scores[key] -= FIT_WEIGHT  # a live endpoint is the better answer when both fit
     order = sorted(refs, key=lambda k: (k not in explicit, -scores[k], len(refs[k].path), k))
@@ -118,6 +128,7 @@ def gather_evidence(
     *,
     best_card_score: float,
     retrieved_text: str = "",
+    api_names: Collection[str] = (),
 ) -> Evidence:
     """Collect the evidence for :func:`should_answer`.
 
@@ -130,6 +141,8 @@ def gather_evidence(
         vocabulary: The project's vocabulary.
         best_card_score: Dense similarity of the best endpoint card.
         retrieved_text: Text of the retrieved cards and passages.
+        api_names: Words of the APIs' own names ("parcelroute"): asking whether the API has
+            something names the API, not a thing in it.
     """
     matched_words = {w for m in lookup.matched_resources for w in m.term.split()}
     seen = Vocabulary(split_words(retrieved_text)) if retrieved_text else None
@@ -146,7 +159,13 @@ def gather_evidence(
         and not (seen is not None and seen.knows(term))
         and not _circumstantial(term, words)
     )
+    others = [
+        t
+        for t in lookup.intent.resource_terms
+        if " " not in t and t not in unknown and t not in names and t not in api_names
+    ]
     return Evidence(
+        other_subjects=bool(lookup.matched_resources or others),
         explicit=any(p.score >= EXPLICIT_SCORE for p in lookup.primary),
         graph_found=bool(lookup.primary),
         matched=bool(lookup.matched_resources),
@@ -160,7 +179,8 @@ def should_answer(evidence: Evidence, intent: Intent) -> bool:
 
     - A named endpoint that exists is always answered.
     - A question whose subject the API never mentions (a word outside its vocabulary) is
-      about something the API lacks, unless an endpoint card matches it closely.
+      about something the API lacks, unless an endpoint card matches it closely and the
+      question names something else the API knows.
     - A create/read/list/update/delete/search ask the graph cannot place is a missing operation
       on a known resource ("delete a carrier" where carriers cannot be deleted) or a missing
       resource ("create a shipping label"): abstain, unless a card matches the latter
@@ -170,7 +190,9 @@ def should_answer(evidence: Evidence, intent: Intent) -> bool:
     if evidence.explicit:
         return True
     if evidence.unknown_terms:
-        return evidence.best_card_score >= UNKNOWN_SUBJECT_SCORE
+        # A card can only vouch for a paraphrase when the question says something else the API
+        # knows; "does <the API> have a graphql api" is about the unknown word alone.
+        return evidence.other_subjects and evidence.best_card_score >= UNKNOWN_SUBJECT_SCORE
     if not evidence.graph_found and intent.kinds[:1] not in ([], ["action"]):
         # A CRUD ask the graph cannot place is a missing operation on a known resource, or a
         # resource the graph does not have; only an unmistakable card overrules the latter.
@@ -194,6 +216,13 @@ def _circumstantial(term: str, words: list[str]) -> bool:
         if j < 0 or words[j] not in _CIRCUMSTANCE:
             return False
     return bool(uses)
+
+
+def _about(ref: EndpointRef, subjects: Collection[str]) -> bool:
+    """True when ``ref`` belongs to one of ``subjects`` (or to a resource under one)."""
+    if not subjects:
+        return True
+    return any(ref.resource == s or ref.resource.startswith(s + "/") for s in subjects)
 
 
 def _unique(refs: Sequence[EndpointRef]) -> list[EndpointRef]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Literal
 
 from langchain_core.embeddings import Embeddings
@@ -119,6 +119,20 @@ _HOWTO = re.compile(
     r"what is the (process|flow)|steps to|best practice)",
     re.IGNORECASE,
 )
+_PURPOSE = re.compile(r"\b(so( that)? (we|i|they|you|it|he|she|the|our|my)|in order to)\b")
+_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")
+"""A capitalised word after the first one is a name ("our Leeds warehouse"), not a thing."""
+_DETERMINERS = frozenset(
+    "a an the our my your their its this that these those some any each every one all no "
+    "given particular specific certain".split()
+)
+_PREPOSITIONS = frozenset(
+    "with from for of on in at to into onto by under across within via through between "
+    "among per".split()
+)
+_SUBJECTS = frozenset({"i", "we", "you", "they"})
+_ADVERBS = frozenset("just still only also already actually really then now first".split())
+_WANTING = frozenset("want wants need needs how like trying try able".split())
 _ID_WORDS = frozenset({"id", "identifier"})
 _OLD = {"deprecated", "legacy", "old", "older", "previous", "outdated", "obsolete"}
 
@@ -169,6 +183,10 @@ class Intent(BaseModel):
         versions: API versions named (``v1``).
         verbs: The cue words that gave ``kinds`` (``register``, ``set up``), in order.
         keywords: Content words of the question (verbs included), in order.
+        names: Capitalised words after the first one, lowercased: names of places, companies or
+            products ("Leeds", "Northline"), which are not things an endpoint acts on.
+        qualifiers: Nouns in a prepositional phrase after the thing asked about ("shipments
+            *with a given carrier*", "prices *from all carriers*"): they narrow it down.
     """
 
     question: str
@@ -181,6 +199,13 @@ class Intent(BaseModel):
     versions: list[str] = Field(default_factory=list)
     verbs: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)
+    names: list[str] = Field(default_factory=list)
+    qualifiers: list[str] = Field(default_factory=list)
+
+    def subject_terms(self, terms: Sequence[str]) -> list[str]:
+        """The ``terms`` that name what is asked about, not a qualifier of it (all if none)."""
+        heads = [t for t in terms if not set(t.split()) <= set(self.qualifiers)]
+        return heads or list(terms)
 
     @property
     def explicit(self) -> bool:
@@ -237,26 +262,46 @@ def analyse_question(question: str) -> Intent:
         for m in re.finditer(rf"\b{phrase}\b", lowered):
             hits.append((m.start(), phrase, phrase_kinds))
             cue_words.update(phrase.split())
-    masked = re.sub("|".join(rf"\b{p}\b" for p in _PHRASES), " ", lowered)
+    # Blanked to the same length, so word positions and phrase positions stay comparable.
+    masked = re.sub(
+        "|".join(rf"\b{p}\b" for p in _PHRASES), lambda m: " " * len(m.group()), lowered
+    )
     words = [(m.start(), m.group()) for m in _WORD.finditer(masked)]
-    for pos, word in words:
+    plain = [w for _, w in words]
+    for i, (pos, word) in enumerate(words):
         found = _verb_kinds(word)
-        if found and word not in STOPWORDS:
+        if found and word not in STOPWORDS and not _in_noun_phrase(plain, i):
             hits.append((pos, word, found))
             cue_words.add(word)
-    hits.sort(key=lambda h: h[0])
+    # The asked operation is the main clause's verb: a participle ("a load that's already
+    # booked") or a verb of a purpose clause ("so we get updates") describes a state or a goal,
+    # so its kinds come after those of the other cue verbs.
+    purpose = _PURPOSE.search(lowered)
+    goal_from = purpose.start() if purpose else len(lowered)
+    hits.sort(key=lambda h: (_participle(h[1]) or h[0] >= goal_from, h[0]))
     for _, _, found in hits:
         kinds.extend(k for k in found if k not in kinds)
 
     versions = [f"v{v}" for v in _VERSION.findall(lowered)]
     content = [w for _, w in words if w not in STOPWORDS and not w.isdigit()]
     keywords = list(dict.fromkeys(content))
+    verbs_in_slot = _verb_slots([w for _, w in words])
     nouns = [
         w
         for w in content
-        if w not in cue_words and w not in GENERIC and w not in _OLD and w not in versions
+        if w not in cue_words
+        and w not in GENERIC
+        and w not in _OLD
+        and w not in versions
+        and w not in verbs_in_slot
     ]
+    # Nouns of a purpose clause name the goal ("so we get tracking updates"), not the thing the
+    # call acts on; they stay keywords but are not resource terms unless nothing else is.
+    main = {w for pos, w in words if pos < goal_from}
+    if any(n in main for n in nouns):
+        nouns = [n for n in nouns if n in main]
     terms = _terms(nouns, [w for _, w in words])
+    qualifiers = _qualifiers(nouns, [w for _, w in words])
     things = [n for n in nouns if not n.endswith(("ed", "ing"))]
     if "read" in kinds and "list" not in kinds and things and is_plural(things[0]):
         # "show me the verified hauliers": reading a plural is listing.
@@ -276,7 +321,65 @@ def analyse_question(question: str) -> Intent:
         versions=list(dict.fromkeys(versions)),
         verbs=list(dict.fromkeys(h[1] for h in hits)),
         keywords=keywords,
+        names=list(dict.fromkeys(w.lower() for w in _NAME.findall(rest))),
+        qualifiers=qualifiers,
     )
+
+
+def _qualifiers(nouns: list[str], words: list[str]) -> list[str]:
+    """Nouns that follow a preposition after an earlier noun: "all consignments in transit
+    *with a given carrier*". The words between the preposition and the noun may be
+    determiners, numbers or other nouns (adjectives look like nouns to a lexical parser)."""
+    out: list[str] = []
+    seen_head = False
+    for i, word in enumerate(words):
+        if word not in nouns:
+            continue
+        j = i - 1
+        while j >= 0 and (words[j] in _DETERMINERS or words[j].isdigit() or words[j] in nouns):
+            j -= 1
+        if seen_head and j >= 0 and words[j] in _PREPOSITIONS:
+            out.append(word)
+        elif not (j >= 0 and words[j] in _PREPOSITIONS):
+            seen_head = True
+    return list(dict.fromkeys(out))
+
+
+def _in_noun_phrase(words: list[str], i: int) -> bool:
+    """True when ``words[i]`` ends a noun phrase ("mail *a paper check*", "the order update"):
+    a determiner comes before it with only plain words in between and no word of the phrase
+    follows it, so it is a thing, not a verb ("a *new* depot" keeps its verb reading).
+    """
+    if i + 1 < len(words) and words[i + 1] not in STOPWORDS:
+        return False
+    j = i - 1
+    while j >= 0 and words[j] not in _DETERMINERS and words[j] not in STOPWORDS:
+        if _verb_kinds(words[j]) is not None:
+            return False
+        j -= 1
+    return j >= 0 and j < i and words[j] in _DETERMINERS and words[j] not in ("all", "every")
+
+
+def _verb_slots(words: list[str]) -> set[str]:
+    """Words in a verb's place: right after a subject pronoun ("how do I *save* a card", "we
+    just *received*") or after "want to" / "how to". Verbs outside the cue lexicon are not
+    things the question is about, whatever the API's vocabulary says of them."""
+    out: set[str] = set()
+    for i, word in enumerate(words):
+        j = i - 1
+        while j >= 0 and words[j] in _ADVERBS:
+            j -= 1
+        if j < 0:
+            continue
+        after_to = words[j] == "to" and j > 0 and words[j - 1] in _WANTING
+        if words[j] in _SUBJECTS or after_to:
+            out.add(word)
+    return out - STOPWORDS
+
+
+def _participle(word: str) -> bool:
+    """True for an -ed form of a cue verb ("booked"), which names a state, not a request."""
+    return word.endswith("ed") and word not in _VERBS and " " not in word
 
 
 def _by_id(kinds: list[OperationKindName], things: list[str], words: list[str]) -> bool:
@@ -348,11 +451,19 @@ class ResourceMatcher:
         vectors = embeddings.embed_documents(self._texts) if self._texts else []
         self._vectors = [_unit(v) for v in vectors]
 
-    def match(self, terms: Sequence[str]) -> list[ResourceMatch]:
+    def match(
+        self, terms: Sequence[str], *, names: Collection[str] = ()
+    ) -> list[ResourceMatch]:
         """Resources named by ``terms``, best first; lexical matches beat semantic ones.
 
         A term already covered by a longer matched phrase (``payment`` inside ``payment method``)
         is not matched again, so a phrase's parts cannot drag in unrelated resources.
+
+        Args:
+            terms: The question's resource terms.
+            names: Proper names (the API's own name, places, companies). A term with one of
+                these words matches only a resource of that exact name: its embedding says
+                what the name sounds like, not what the question asks about.
         """
         matches: dict[str, ResourceMatch] = {}
         covered: set[str] = set()
@@ -362,7 +473,8 @@ class ResourceMatcher:
                 continue
             hit = self._names.get(_norm(term))
             if hit is None:
-                pending.append(term)
+                if not set(term.split()) & set(names):
+                    pending.append(term)
                 continue
             covered.update(term.split())
             for i in hit:

@@ -24,6 +24,7 @@ from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef, Resour
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_plural, singular, split_words
 from apiatlas.rag.intent import (
+    GENERIC,
     VERB_WORDS,
     Intent,
     ResourceMatch,
@@ -39,6 +40,8 @@ _SEARCH_LIMIT = 20
 EXPLICIT_SCORE = 100.0
 """The graph score of an endpoint the question names outright."""
 _DEPRECATED_PENALTY = 25.0
+QUALIFIER_WEIGHT = 0.5
+"""Weight of a resource match made by a qualifier of the question's subject."""
 
 
 class GraphLookup(BaseModel):
@@ -76,6 +79,7 @@ class _MatcherCache:
         self._lock = threading.Lock()
         self._cache: dict[tuple[str, str | None], tuple[str, ResourceMatcher]] = {}
         self._vocab: dict[tuple[str, str | None], tuple[str, Vocabulary]] = {}
+        self._names: dict[tuple[str, str | None], tuple[str, frozenset[str]]] = {}
 
     def get(
         self, project: str, api: str | None, resources: list[ResourceInfo], embeddings: Embeddings
@@ -108,9 +112,32 @@ class _MatcherCache:
             self._vocab[(project, api)] = (digest, vocab)
         return vocab
 
+    def api_names(
+        self,
+        store: KnowledgeGraphStore,
+        project: str,
+        api: str | None,
+        resources: list[ResourceInfo],
+    ) -> frozenset[str]:
+        """Words of the APIs' own names and titles ("parcelroute"), minus generic words."""
+        digest = _digest(resources)
+        with self._lock:
+            hit = self._names.get((project, api))
+            if hit is not None and hit[0] == digest:
+                return hit[1]
+        words: set[str] = set()
+        for node in store.nodes(project, "Api"):
+            if api is None or node.props.get("name") == api:
+                for prop in ("name", "title"):
+                    words.update(split_words(str(node.props.get(prop) or "")))
+        names = frozenset(words - GENERIC)
+        with self._lock:
+            self._names[(project, api)] = (digest, names)
+        return names
+
     def invalidate(self, project: str | None = None) -> None:
         with self._lock:
-            for cache in (self._cache, self._vocab):
+            for cache in (self._cache, self._vocab, self._names):
                 for key in [k for k in cache if project is None or k[0] == project]:
                     del cache[key]
 
@@ -154,6 +181,11 @@ class KnowledgeGraphRetriever(BaseRetriever):
         resources = self.store.resources(project, api=api)
         return self.matchers.vocabulary(self.store, project, api, resources)
 
+    def api_names(self, project: str, api: str | None = None) -> frozenset[str]:
+        """Words of the APIs' own names and titles (cached per project and API)."""
+        resources = self.store.resources(project, api=api)
+        return self.matchers.api_names(self.store, project, api, resources)
+
     def analyse(self, question: str, *, project: str, api: str | None = None) -> Intent:
         """Analyse ``question`` after correcting typos against the project's vocabulary."""
         corrected = self.vocabulary(project, api).correct(question, extra=VERB_WORDS)
@@ -180,7 +212,8 @@ class KnowledgeGraphRetriever(BaseRetriever):
         intent = intent or self.analyse(question, project=project, api=api)
         resources = self.store.resources(project, api=api)
         matcher = self.matchers.get(project, api, resources, self.embeddings)
-        matches = matcher.match(intent.resource_terms)
+        names = {*intent.names, *self.matchers.api_names(self.store, project, api, resources)}
+        matches = matcher.match(intent.resource_terms, names=names)
         matched_words = {w for m in matches for w in m.term.split()}
         unmatched = [t for t in intent.resource_terms if not set(t.split()) <= matched_words]
         scored, pool = self._score(project, api, intent, matches, unmatched)
@@ -225,16 +258,20 @@ class KnowledgeGraphRetriever(BaseRetriever):
                     add(ref, EXPLICIT_SCORE)
         explicit_found = bool(scored)
         pool: list[EndpointRef] = []
+        subjects = set(intent.subject_terms([m.term for m in matches]))
         for match in matches:
             endpoints = self.store.find_endpoints(
                 project, resource=match.resource.key, api=api, limit=200
             )
             pool += endpoints
+            # A qualifier ("shipments with a given carrier") narrows the subject down; its own
+            # endpoints stay candidates, ranked below the subject's.
+            weight = 1.0 if match.term in subjects else QUALIFIER_WEIGHT
             for ref in endpoints:
                 fit = intent_fit(ref, intent)
                 if fit > 0:
                     own = 5.0 if ref.resource == match.resource.key else 0.0
-                    add(ref, fit + 10.0 * match.score + own)
+                    add(ref, fit + weight * (10.0 * match.score + own))
         text = " ".join(intent.keywords) or intent.question
         hits = self.store.search(project, text, api=api, limit=_SEARCH_LIMIT)
         top = max((h.score for h in hits), default=0.0) or 1.0
@@ -405,6 +442,13 @@ def _mentioned(ref: EndpointRef, intent: Intent) -> bool:
                 return True
     ops = {o.lower() for o in intent.operation_ids}
     return bool(ref.operation_id) and ref.operation_id.lower() in ops
+
+
+def subject_resources(lookup: GraphLookup) -> set[str]:
+    """Keys of the resources the question asks about: those its qualifiers ("shipments *with a
+    given carrier*") matched only when nothing else matched."""
+    subjects = set(lookup.intent.subject_terms([m.term for m in lookup.matched_resources]))
+    return {m.resource.key for m in lookup.matched_resources if m.term in subjects}
 
 
 def replacements(primary: list[EndpointRef], pool: list[EndpointRef]) -> dict[str, EndpointRef]:

@@ -12,15 +12,17 @@ class Citation(BaseModel):
 
     Attributes:
         n: The number used in the answer text.
-        kind: ``spec`` (an OpenAPI item) or ``doc`` (a guide section).
-        source: The spec file / doc file path or URL.
-        uri: ``source#pointer`` for spec items, ``source#anchor`` for doc sections.
+        kind: ``spec`` (an OpenAPI item), ``doc`` (a guide section) or ``memory`` (a project
+            memory).
+        source: The spec file / doc file path or URL (``memory`` for project memories).
+        uri: ``source#pointer`` for spec items, ``source#anchor`` for doc sections,
+            ``memory:<id>`` for project memories.
         pointer: JSON pointer (spec) or section anchor (doc).
         title: What is cited, e.g. ``POST /v2/locations`` or ``Guide > Section``.
     """
 
     n: int
-    kind: Literal["spec", "doc"]
+    kind: Literal["spec", "doc", "memory"]
     source: str
     uri: str
     pointer: str = ""
@@ -50,6 +52,43 @@ class AnswerExample(BaseModel):
     citation: int | None = None
 
 
+MemoryStance = Literal["prefer", "avoid", "caution", "neutral"]
+
+
+class AnswerMemory(BaseModel):
+    """A project memory the answer used: it leads the answer and wins over the docs.
+
+    Attributes:
+        id: The memory id (cited as ``memory:<id>``).
+        kind: fact, decision, procedure, warning or episode.
+        text: What the team recorded.
+        steps: A procedure's steps.
+        refs: The endpoints and resources it is about.
+        importance: 1..10.
+        matched: ``semantic`` (similar to the question), ``ref`` (about an endpoint the answer
+            presents) or ``both``.
+        score: Semantic similarity to the question (0 for a ref match).
+        citation: Its citation number in the answer.
+        stances: Per endpoint ref: ``prefer`` (the team uses it), ``avoid`` (the team forbids
+            it), ``caution`` (a warning about it) or ``neutral``.
+        conflicts: Where it disagrees with the docs, and what the answer did about it.
+        missing_refs: Endpoint refs that name no endpoint the API has (a stale memory).
+    """
+
+    id: str
+    kind: str
+    text: str
+    steps: list[str] = Field(default_factory=list)
+    refs: list[str] = Field(default_factory=list)
+    importance: int = 5
+    matched: Literal["semantic", "ref", "both"] = "semantic"
+    score: float = 0.0
+    citation: int | None = None
+    stances: dict[str, MemoryStance] = Field(default_factory=dict)
+    conflicts: list[str] = Field(default_factory=list)
+    missing_refs: list[str] = Field(default_factory=list)
+
+
 class AnswerResult(BaseModel):
     """What the agent returns for one question."""
 
@@ -64,3 +103,6 @@ class AnswerResult(BaseModel):
         default_factory=list, description="Closest existing things, when abstaining."
     )
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    memories: list[AnswerMemory] = Field(
+        default_factory=list, description="Project memories used, in the order they lead."
+    )

@@ -9,10 +9,11 @@ from langchain_core.documents import Document
 from apiatlas.graph.model import EndpointDetail, EndpointRef
 from apiatlas.rag.intent import Intent
 from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.memory.model import MemoryHit
 from apiatlas.rag.result import AnswerResult
 
 
-ENTRY_NODE = "analyse"
+ENTRY_NODE = "memory"
 
 
 def extend_route(left: list[str], right: list[str]) -> list[str]:
@@ -47,6 +48,9 @@ class AgentState(InputState, total=False):
     """The full state.
 
     Attributes:
+        memories: Project memories semantically relevant to the question (the memory node).
+        memory_answer: The id of a team procedure that answers the question alone (``""``:
+            none), in which case the agent skips the graph and vector steps.
         intent: The analysed question.
         lookup: What the knowledge graph found (after the vector step: the fused answer).
         candidates: The graph's ranked candidates before the fusion cut them to ``k``.
@@ -59,6 +63,8 @@ class AgentState(InputState, total=False):
         result: The composed answer.
     """
 
+    memories: list[MemoryHit]
+    memory_answer: str
     intent: Intent
     lookup: GraphLookup
     candidates: list[EndpointRef]

@@ -179,12 +179,21 @@ class ProjectMemory:
     def forget(self, memory_id: str) -> Memory:
         """Soft-delete: close the memory's validity now; it stays in the history.
 
+        Forgetting a forgotten memory changes nothing.
+
         Raises:
             UnknownMemory: ``memory_id`` does not exist here.
+            UsageError: ``memory_id`` was superseded: forgetting an old version would leave
+                its newer version in force, so the latest version must be forgotten.
         """
         memory = self.get(memory_id)
         if memory.forgotten_at is not None:
             return memory
+        if memory.superseded_by is not None:
+            raise UsageError(
+                f"memory {memory_id} was superseded by {memory.superseded_by}: forget the "
+                "latest version instead (`apiatlas memory history ID` shows the chain)"
+            )
         now = self.clock()
         closed = memory.model_copy(
             update={"valid_to": memory.valid_to or now, "forgotten_at": now}
@@ -227,7 +236,8 @@ class ProjectMemory:
             for item in self.store.search(namespace, limit=LIST_LIMIT)
         ]
         if not include_history:
-            memories = [m for m in memories if m.valid_at(at)]
+            moment = self.clock() if at is None else at  # "now" is this memory's clock
+            memories = [m for m in memories if m.valid_at(moment)]
         if kind is not None:
             memories = [m for m in memories if m.kind == kind]
         return sorted(memories, key=lambda m: (as_utc(m.created_at), m.id))
@@ -266,6 +276,7 @@ class ProjectMemory:
             min_score: Similarity threshold for semantic matches.
         """
         wanted = {_comparable(r) for r in refs}
+        at = self.clock() if at is None else at
         hits: dict[str, MemoryHit] = {}
         for namespace in self._namespaces:
             items = self.store.search(namespace, query=question, limit=SEMANTIC_CANDIDATES)

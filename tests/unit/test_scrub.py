@@ -62,6 +62,9 @@ CASES = [
     ("X-API-Key: a1b2c3d4e5f6g7h8", "a1b2c3d4e5f6g7h8", "api-key"),
     ("curl https://lob.example -u test_" + "0dc8d51e0acffcb1880e0f:", "0dc8", "basic-credentials"),
     ("oauth_token=4cqw0r7vo0s5goyyqnjb&oauth_token_secret=rig3x3j5a9z5j6d4", "4cqw0r7v", "token"),
+    # Prose, as in a project-memory note: the label is two words.
+    ("The partner API key: 3f9a1c7e2b8d4f60a1c9e7b3d5f28a4c", "3f9a1c7e", "api-key"),
+    ("Secret key = Zq8-wX3-pL0-vB7", "Zq8-wX3", "secret"),
 ]  # fmt: skip
 
 
@@ -81,6 +84,9 @@ def test_connection_string_keeps_scheme_host_and_database() -> None:
     assert result.findings == ("connection-string-credentials",)
     mongo = scrub_text("mongodb+srv://u:pass@h/db")
     assert mongo.text == "mongodb+srv://[REDACTED:credentials]@h/db"
+    # An empty user name before the password, as Redis URLs have.
+    redis = scrub_text("REDIS_URL=redis://:" + "s3cr3tRedis9" + "@cache:6379/0")
+    assert redis.text == "REDIS_URL=redis://[REDACTED:credentials]@cache:6379/0"
 
 
 def test_only_the_secret_is_replaced() -> None:
@@ -117,6 +123,9 @@ def test_only_the_secret_is_replaced() -> None:
         "curl -u YOUR_API_KEY: https://api.example.com",
         "sk_test_" + "xxxxxxxxxxxxxxxxxxxxxxxx",
         "A sk-based key (sk-123) is short.",
+        "Send the API key: it is in the dashboard under Developers.",
+        "Pass the API key = YOUR_API_KEY as a header.",
+        "redis://:@cache:6379/0 needs no password locally.",
     ],
 )
 def test_placeholders_ids_and_prose_survive(text: str) -> None:
@@ -218,3 +227,12 @@ def test_secret_label_normalises_keys(key: str, label: str | None) -> None:
 )
 def test_is_placeholder(value: str, expected: bool) -> None:
     assert is_placeholder(value) is expected
+
+
+def test_a_rejected_label_does_not_hide_the_real_secret_after_it() -> None:
+    # "secret: aws_secret_access_key" is not a secret; the key right after that label is.
+    secret = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYzQ9kL2mN4p"
+    result = scrub_text(f"Its secret: aws_secret_access_key = {secret}")
+    assert secret not in result.text
+    assert result.text.startswith("Its secret: aws_secret_access_key = [REDACTED:")
+    assert len(result.findings) == 1

@@ -40,7 +40,7 @@ def ask_json(home: Path, question: str, capsys: pytest.CaptureFixture[str]) -> d
 def test_ask_json_has_the_contract_keys(ingested: Path, capsys: pytest.CaptureFixture[str]) -> None:
     result = ask_json(ingested, "What endpoints can I use to create a location?", capsys)
     for key in ("question", "answer", "route", "endpoints", "examples", "citations", "abstained",
-                "timings_ms"):
+                "timings_ms", "memories"):
         assert key in result
     first = result["endpoints"][0]
     assert (first["method"], first["path"]) == ("POST", "/v2/locations")

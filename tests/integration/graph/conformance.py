@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from apiatlas.errors import StoreError
+from apiatlas.errors import StoreError, UsageError
 from apiatlas.graph.builder import build_api_batch
 from apiatlas.graph.ingest import ingest_graph
 from apiatlas.graph.model import GraphBatch, Node
@@ -36,7 +36,93 @@ def _snapshot(store: KnowledgeGraphStore, project: str = P) -> tuple[object, ...
     )
 
 
-class StoreConformance:
+READ_LOCATION = "ship/endpoint/GET /v2/locations/{location_id}"
+LIST_CARRIERS = "ship/endpoint/GET /v2/carriers"
+
+
+class MemoryLinkConformance:
+    """The project-memory links every backend must keep (part of :class:`StoreConformance`)."""
+
+    def test_links_reach_endpoints_directly_and_through_their_resource(
+        self, store: KnowledgeGraphStore
+    ) -> None:
+        _load(store)
+        assert store.link_memory(P, "m-direct", ["post /v2/locations/", "GET /v2/locations/{id}"]) == []
+        assert store.link_memory(P, "m-plural", ["Locations"]) == []
+        assert store.link_memory(P, "m-alias", ["facilities"]) == []
+        about = store.memories_about(P, [CREATE_LOCATION, READ_LOCATION, CREATE_SHIPMENT, "nope"])
+        assert about == {
+            CREATE_LOCATION: ["m-alias", "m-direct", "m-plural"],
+            READ_LOCATION: ["m-alias", "m-direct", "m-plural"],
+        }
+        listed = store.memories_about(P, ["ship/endpoint/GET /v2/locations"])
+        assert listed == {"ship/endpoint/GET /v2/locations": ["m-alias", "m-plural"]}
+
+    def test_resolve_signatures_ignores_parameter_names(self, store: KnowledgeGraphStore) -> None:
+        _load(store)
+        asked = ["post /v2/shipments/{id}/cancel/", "GET /v2/locations/{x}", "DELETE /v2/nope"]
+        found = store.resolve_signatures(P, asked)
+        assert list(found) == asked
+        assert [e.key for e in found[asked[0]]] == ["ship/endpoint/POST /v2/shipments/{shipment_id}/cancel"]
+        assert [e.operation_id for e in found[asked[1]]] == ["RetrieveLocation"]
+        assert found[asked[2]] == []
+        assert store.resolve_signatures(P, ["GET /v2/carriers"], api="other") == {"GET /v2/carriers": []}
+        assert store.resolve_signatures("b", ["GET /v2/carriers"]) == {"GET /v2/carriers": []}
+        with pytest.raises(UsageError):
+            store.resolve_signatures(P, ["locations"])
+
+    def test_link_replaces_returns_unmatched_and_unlinks(self, store: KnowledgeGraphStore) -> None:
+        _load(store)
+        unmatched = store.link_memory(P, "m", ["POST /v2/locations", "DELETE /v2/nope", "warehouse"])
+        assert unmatched == ["DELETE /v2/nope", "warehouse"]
+        assert store.link_memory(P, "m", ["GET /v2/carriers"]) == []
+        assert store.memories_about(P, [CREATE_LOCATION, LIST_CARRIERS]) == {LIST_CARRIERS: ["m"]}
+        with pytest.raises(UsageError):
+            store.link_memory(P, "m", ["GET /v2/carriers", "POST"])
+        assert store.memories_about(P, [LIST_CARRIERS]) == {LIST_CARRIERS: ["m"]}
+        store.unlink_memory(P, "m")
+        store.unlink_memory(P, "m")
+        assert store.memories_about(P, [LIST_CARRIERS]) == {}
+
+    def test_links_follow_reingests(self, store: KnowledgeGraphStore) -> None:
+        _load(store)
+        before = _snapshot(store)
+        hits = store.search(P, "retrieve a shipment")
+        assert store.link_memory(P, "m-read", ["GET /v2/shipments/{shipment_id}"]) == []
+        assert store.link_memory(P, "m-res", ["shipment"]) == []
+        # Memory links are not graph nodes or edges: stats, nodes, neighbourhoods, search agree.
+        assert _snapshot(store) == before and store.search(P, "retrieve a shipment") == hits
+        assert not ingest_graph(store, P, specs=[shipping_spec()], docs={"guide": shipping_guide()}).changed
+        assert store.memories_about(P, [READ_SHIPMENT]) == {READ_SHIPMENT: ["m-read", "m-res"]}
+        edges = sum(store.stats(P).edges.values())
+        removed = ingest_graph(store, P, specs=[shipping_spec(drop={"GET /v2/shipments/{shipment_id}"})])
+        assert removed.nodes_removed == 2
+        assert removed.edges_removed == edges - sum(store.stats(P).edges.values())
+        assert store.memories_about(P, [READ_SHIPMENT]) == {}
+        assert store.memories_about(P, [CREATE_SHIPMENT]) == {CREATE_SHIPMENT: ["m-res"]}
+        assert store.resolve_signatures(P, ["GET /v2/shipments/{id}"]) == {"GET /v2/shipments/{id}": []}
+        back = ingest_graph(store, P, specs=[shipping_spec()])
+        assert back.nodes_added == 2
+        assert store.memories_about(P, [READ_SHIPMENT]) == {READ_SHIPMENT: ["m-read", "m-res"]}
+
+    def test_memory_links_are_project_isolated(self, store: KnowledgeGraphStore) -> None:
+        _load(store, "a")
+        _load(store, "b")
+        assert store.link_memory("a", "m", ["POST /v2/locations", "carrier"]) == []
+        assert store.memories_about("b", [CREATE_LOCATION, LIST_CARRIERS]) == {}
+        assert store.link_memory("b", "m", ["GET /v2/carriers"]) == []
+        store.unlink_memory("b", "m")
+        assert store.memories_about("a", [CREATE_LOCATION, LIST_CARRIERS]) == {
+            CREATE_LOCATION: ["m"], LIST_CARRIERS: ["m"],
+        }  # fmt: skip
+        store.link_memory("b", "m-b", ["location"])
+        store.delete_project("a")
+        _load(store, "a")
+        assert store.memories_about("a", [CREATE_LOCATION, LIST_CARRIERS]) == {}
+        assert store.memories_about("b", [CREATE_LOCATION]) == {CREATE_LOCATION: ["m-b"]}
+
+
+class StoreConformance(MemoryLinkConformance):
     """Tests every :class:`KnowledgeGraphStore` backend must pass (needs a ``store`` fixture)."""
 
     def test_upsert_makes_everything_queryable(self, store: KnowledgeGraphStore) -> None:

@@ -8,13 +8,14 @@ import pytest
 
 from apiatlas.config import Settings
 from apiatlas.graph.neo4j_store import Neo4jGraphStore
+from tests.integration.graph.async_conformance import AsyncStoreConformance
 from tests.integration.graph.conformance import StoreConformance
 
 # Every project name the conformance tests write to.
 PROJECTS = ("proj", "a", "b")
 
 
-class TestNeo4jGraphStore(StoreConformance):
+class TestNeo4jGraphStore(StoreConformance, AsyncStoreConformance):
     """Runs every conformance test against an emptied Neo4j database."""
 
     @pytest.fixture

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from apiatlas.graph.sqlite_store import SqliteGraphStore
+from tests.integration.graph.async_conformance import AsyncStoreConformance
 from tests.integration.graph.conformance import StoreConformance
 
 
-class TestSqliteGraphStore(StoreConformance):
+class TestSqliteGraphStore(StoreConformance, AsyncStoreConformance):
     """Runs every conformance test against a fresh SQLite file."""
 
     @pytest.fixture

@@ -111,8 +111,6 @@ def test_a_good_dataset_loads_with_sources_resolved_from_its_folder(folder: Path
             r"case 'c1': expected_endpoints: 'create location' is not an endpoint",
         ),
         (GOOD.replace("spec/openapi.yaml", "spec/missing.yaml"), "'spec/missing.yaml' does not"),
-        (GOOD.replace("cases:", "memories: [{kind: decision, text: x}]\ncases:"),
-         "project memory arrives in a later issue"),
         (GOOD.replace("name: mini", "name: 'two words'"), "name: String should match"),
         (GOOD.split("cases:")[0] + "cases: []\n", "cases: List should have at least 1 item"),
     ],

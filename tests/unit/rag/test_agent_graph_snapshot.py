@@ -23,7 +23,7 @@ class _TopologyOnly:
     def analyse(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         return {}
 
-    knowledge_graph = vector_fallback = compose = analyse
+    memory = knowledge_graph = vector_fallback = compose = analyse
 
 
 def test_mermaid_matches_snapshot() -> None:

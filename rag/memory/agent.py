@@ -1,0 +1,154 @@
+"""Project memory in the agent: the memory node that runs first, and the review before composing.
+
+The memory node reads LangGraph's ``runtime.store`` (the store the agent was compiled with) and
+recalls the memories semantically relevant to the question, as they were at ``context.at``. A
+team procedure that matches strongly answers alone: the agent goes straight to composing it, with
+the endpoints it names verified against the graph. Otherwise, before composing, the memories
+linked to the endpoints the answer presents come along too, and the answer is made to follow
+them (:func:`apiatlas.rag.memory.precedence.apply_precedence`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from apiatlas.errors import StoreError
+from apiatlas.graph.model import EndpointDetail, EndpointRef
+from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.rag.context import AgentContext
+from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.memory.answer import memory_answer
+from apiatlas.rag.memory.links import LinkedMemory
+from apiatlas.rag.memory.model import MemoryHit
+from apiatlas.rag.memory.precedence import (
+    MemoryView,
+    TeamMemory,
+    answering_procedure,
+    apply_precedence,
+)
+from apiatlas.rag.memory.stance import classify_stances, named_endpoints
+from apiatlas.rag.memory.store import ProjectMemory
+from apiatlas.rag.result import AnswerResult
+from apiatlas.rag.state import AgentState
+
+NO_MEMORY = "memory: none"
+"""Route note when the agent was built without a memory store."""
+
+
+def route_after_memory(state: AgentState) -> Literal["analyse", "compose"]:
+    """Straight to composing when a team procedure answers the question alone."""
+    return "compose" if state.get("memory_answer") else "analyse"
+
+
+class MemoryStep:
+    """The memory node and the memory review, bound to the knowledge graph they verify against.
+
+    Args:
+        graph: The knowledge-graph store (resolves refs, holds the memory links).
+    """
+
+    def __init__(self, graph: KnowledgeGraphStore) -> None:
+        self.graph = graph
+
+    def recall(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        """The memory node: the memories relevant to the question, and whether one answers alone.
+
+        Raises:
+            StoreError: The memory store failed.
+        """
+        ctx = runtime.context or AgentContext()
+        if runtime.store is None:
+            return {"memories": [], "memory_answer": "", "route": [NO_MEMORY]}
+        memory = ProjectMemory(runtime.store, ctx.project, agent_type=ctx.agent_type)
+        try:
+            hits = memory.recall(state["question"], at=ctx.at)
+        except Exception as e:  # any BaseStore backend failure surfaces as our store error
+            raise StoreError(
+                f"The project memory could not be searched: {e}. Check the memory store "
+                "(APIATLAS_MEMORY, DATABASE_URL) or build the agent without one."
+            ) from e
+        alone = answering_procedure(hits)
+        return {"memories": hits, "memory_answer": alone.memory.id if alone else ""}
+
+    def answer_alone(self, state: AgentState, runtime: Runtime[AgentContext]) -> AnswerResult:
+        """The answer from the team procedure the memory node chose, endpoints verified."""
+        ctx = runtime.context or AgentContext()
+        hit = next(h for h in state["memories"] if h.memory.id == state["memory_answer"])
+        named = named_endpoints(hit.memory)
+        view = self._view(ctx, hit, named)
+        checked = bool(view.resolved) or not named
+        return memory_answer(state["question"], view, named, checked=checked)
+
+    def review(
+        self, state: AgentState, runtime: Runtime[AgentContext]
+    ) -> tuple[GraphLookup, dict[str, EndpointDetail], list[EndpointRef], TeamMemory | None]:
+        """Bring in the memories about the presented endpoints and make the answer follow them.
+
+        Returns:
+            The lookup, details and guide-described endpoints to compose from, and the memories
+            to lead the answer (``None`` when no memory is relevant: the answer is exactly the
+            docs' answer).
+        """
+        ctx = runtime.context or AgentContext()
+        lookup = state["lookup"]
+        details = dict(state.get("details", {}))
+        related = list(state.get("related", []))
+        hits = list(state.get("memories", []))
+        if runtime.store is not None and not state.get("degraded"):
+            hits = _merge(hits, self._linked(runtime, ctx, lookup, related))
+        if not hits:
+            return lookup, details, related, None
+        views = [self._view(ctx, hit, hit.memory.endpoint_refs) for hit in hits]
+        pool = list(state.get("candidates", []))
+        lookup, team = apply_precedence(
+            views, lookup, pool=pool, k=ctx.k, api=ctx.api, related=related
+        )
+        related = [e for e in related if e.key not in team.avoided]
+        for endpoint in lookup.primary:
+            if endpoint.key not in details and not state.get("degraded"):
+                detail = self.graph.get_endpoint(ctx.project, endpoint.key)
+                if detail is not None:
+                    details[endpoint.key] = detail
+        return lookup, details, related, team
+
+    def _linked(
+        self,
+        runtime: Runtime[AgentContext],
+        ctx: AgentContext,
+        lookup: GraphLookup,
+        related: list[EndpointRef],
+    ) -> list[MemoryHit]:
+        keys = [e.key for e in [*lookup.primary, *related]]
+        keys += [d.provider.key for d in lookup.prerequisites]
+        if not keys or runtime.store is None:
+            return []
+        memory = LinkedMemory(
+            runtime.store, ctx.project, graph=self.graph, agent_type=ctx.agent_type
+        )
+        return [MemoryHit(memory=m, matched="ref") for m in memory.about(keys, at=ctx.at)]
+
+    def _view(self, ctx: AgentContext, hit: MemoryHit, refs: Sequence[str]) -> MemoryView:
+        """The memory with its stances, and its endpoint refs looked up in the graph."""
+        view = MemoryView(hit=hit, stances=classify_stances(hit.memory))
+        if not refs:
+            return view
+        try:
+            view.resolved = self.graph.resolve_signatures(ctx.project, list(refs))
+        except StoreError:
+            return view  # the graph is down: refs stay unverified rather than called stale
+        view.missing = [r for r in refs if not view.resolved.get(r)]
+        return view
+
+
+def _merge(semantic: list[MemoryHit], linked: list[MemoryHit]) -> list[MemoryHit]:
+    """Semantic hits in their order, then the linked ones; a memory found both ways is ``both``."""
+    by_id = {h.memory.id: h for h in semantic}
+    for hit in linked:
+        found = by_id.get(hit.memory.id)
+        by_id[hit.memory.id] = (
+            found.model_copy(update={"matched": "both"}) if found is not None else hit
+        )
+    return list(by_id.values())

@@ -1,0 +1,181 @@
+"""Project memory in the agent, on the packaged sample API: real SQLite graph, Chroma, MiniLM and
+a real ``SqliteStore`` memory. Each test keeps its memories under its own agent type, so tests
+see only their own memories while sharing one ingest."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from apiatlas.atlas import ApiAtlas
+from apiatlas.cli import main
+from apiatlas.config import Settings
+from apiatlas.rag.agent import build_agent, run_agent
+from apiatlas.rag.context import AgentContext
+from apiatlas.rag.embeddings import load_embeddings
+from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
+from apiatlas.rag.memory.links import LinkedMemory
+from apiatlas.rag.result import AnswerResult
+from apiatlas.sample import sample_guides_dir, sample_spec_path
+
+PROJECT = "sample"
+DELETE = "DELETE /v2/shipments/{shipment_id}"
+CANCEL = "POST /v2/shipments/{shipment_id}/cancel"
+
+
+@pytest.fixture(scope="module")
+def atlas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiAtlas]:
+    settings = Settings(home=Path(tmp_path_factory.mktemp("agent-memory")), project=PROJECT)
+    embeddings = load_embeddings(settings)
+    store = open_memory_store(settings, embeddings)
+    with ApiAtlas(settings, embeddings=embeddings, memory_store=store) as atlas:
+        atlas.ingest(openapi=[sample_spec_path()], docs=[sample_guides_dir()])
+        yield atlas
+    close_memory_store(store)
+
+
+def team(atlas: ApiAtlas, agent_type: str, clock: datetime | None = None) -> LinkedMemory:
+    kwargs = {"clock": lambda: clock} if clock is not None else {}
+    return LinkedMemory(
+        atlas.memory_store, PROJECT, graph=atlas.graph, agent_type=agent_type, **kwargs
+    )
+
+
+def primary(result: AnswerResult) -> list[str]:
+    return [f"{e.method} {e.path}" for e in result.endpoints if e.role == "primary"]
+
+
+def test_a_deprecated_endpoint_the_team_uses_leads_the_cited_answer(atlas: ApiAtlas) -> None:
+    memory = team(atlas, "erp").remember(
+        "We still create locations with POST /v1/locations: our ERP only sends one address line.",
+        kind="decision", refs=["POST /v1/locations"], scope="agent_type",
+    )
+    result = atlas.ask("What endpoints can I use to create a location?", agent_type="erp")
+    assert result.route[0] == "memory" and "memory: none" not in result.route
+    assert result.answer.startswith("**Team memory**")
+    assert result.citations[0].kind == "memory"
+    assert result.citations[0].uri == f"memory:{memory.id}"
+    assert primary(result)[0] == "POST /v1/locations"
+    assert (
+        "deprecated** (replacement: `POST /v2/locations`); your team's memory says to use it [1]"
+        in result.answer
+    )
+    [used] = result.memories
+    assert used.id == memory.id and used.citation == 1
+    assert used.stances == {"POST /v1/locations": "prefer"}
+    assert used.conflicts and "deprecated" in used.conflicts[0]
+
+
+def test_an_endpoint_the_team_forbids_is_not_recommended(atlas: ApiAtlas) -> None:
+    memory = team(atlas, "ops").remember(
+        "Never call DELETE /v2/shipments/{shipment_id} in production; cancel the shipment instead.",
+        kind="warning", refs=[DELETE, CANCEL], scope="agent_type",
+    )
+    result = atlas.ask("How do I delete a shipment?", agent_type="ops")
+    assert DELETE not in primary(result)
+    assert primary(result)[0] == CANCEL
+    assert "**Forbidden by your team**" in result.answer
+    assert f"`{DELETE}`" in result.answer.split("**Endpoints**")[0]
+    [used] = result.memories
+    assert used.id == memory.id
+    assert used.stances == {DELETE: "avoid", CANCEL: "prefer"}
+    assert any("forbids" in c for c in used.conflicts)
+
+
+def test_a_procedure_answers_alone_with_its_endpoints_verified(atlas: ApiAtlas) -> None:
+    steps = [
+        "Register it with POST /v2/carriers",
+        "Verify it with POST /v2/carriers/{carrier_id}/verify",
+        "Book a test shipment with POST /v2/shipments",
+    ]
+    memory = team(atlas, "onboarding").remember(
+        "To onboard a new carrier", kind="procedure", steps=steps, scope="agent_type",
+        refs=["POST /v2/carriers", "POST /v2/carriers/{carrier_id}/verify", "POST /v2/shipments"],
+    )
+    result = atlas.ask("How do we onboard a carrier?", agent_type="onboarding")
+    assert result.route == ["memory", "compose"]
+    assert primary(result) == [
+        "POST /v2/carriers", "POST /v2/carriers/{carrier_id}/verify", "POST /v2/shipments"
+    ]
+    assert result.citations[0].uri == f"memory:{memory.id}"
+    assert all(c.kind == "spec" for c in result.citations[1:]) and len(result.citations) == 4
+    assert all(e.citation is not None for e in result.endpoints)
+    assert "(checked against the API)" in result.answer and result.memories[0].missing_refs == []
+
+
+def test_a_memory_naming_a_removed_endpoint_is_flagged(atlas: ApiAtlas) -> None:
+    memory = team(atlas, "legacy").remember(
+        "To onboard a new carrier", kind="procedure", scope="agent_type",
+        steps=["Register it with POST /v2/carriers", "Approve it with POST /v1/carriers/approve"],
+        refs=["POST /v2/carriers", "POST /v1/carriers/approve"],
+    )
+    result = atlas.ask("How do we onboard a carrier?", agent_type="legacy")
+    assert primary(result) == ["POST /v2/carriers"]
+    assert result.memories[0].missing_refs == ["POST /v1/carriers/approve"]
+    assert (
+        f"`memory:{memory.id}` names `POST /v1/carriers/approve`, which the API no longer has"
+        in result.answer
+    )
+
+
+def test_at_answers_with_the_memory_valid_then(atlas: ApiAtlas) -> None:
+    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    old = team(atlas, "history", clock=start).remember(
+        "We create locations with POST /v1/locations", kind="decision",
+        refs=["POST /v1/locations"], scope="agent_type",
+    )
+    new = team(atlas, "history", clock=start + timedelta(days=31)).supersede(
+        old.id,
+        "We create locations with POST /v2/locations; do not use POST /v1/locations any more",
+        refs=["POST /v2/locations", "POST /v1/locations"],
+    )
+    question = "What endpoints can I use to create a location?"
+    then = atlas.ask(question, agent_type="history", at=start + timedelta(days=10))
+    now = atlas.ask(question, agent_type="history")
+    assert [m.id for m in then.memories] == [old.id] and primary(then)[0] == "POST /v1/locations"
+    assert [m.id for m in now.memories] == [new.id] and primary(now)[0] == "POST /v2/locations"
+    assert "POST /v1/locations" not in primary(now)
+
+
+def test_a_question_no_memory_is_about_gets_the_docs_answer_unchanged(atlas: ApiAtlas) -> None:
+    team(atlas, "quiet").remember(
+        "We create locations with POST /v1/locations", kind="decision",
+        refs=["POST /v1/locations"], scope="agent_type",
+    )
+    question = "What endpoints can I use to create a webhook?"
+    with_memory = atlas.ask(question, agent_type="quiet")
+    plain = build_agent(
+        store=atlas.graph, vector_retriever=atlas.retriever, embeddings=atlas.embeddings
+    )
+    without = run_agent(plain, question, context=AgentContext(project=PROJECT))
+    assert with_memory.memories == [] and "Team memory" not in with_memory.answer
+    assert with_memory.answer == without.answer
+    assert with_memory.endpoints == without.endpoints
+    assert with_memory.citations == without.citations
+    assert "memory" in with_memory.route and "memory: none" not in with_memory.route
+    assert without.route[:2] == ["memory", "memory: none"]
+
+
+def test_ask_json_prints_the_memories_used(
+    atlas: ApiAtlas, capsys: pytest.CaptureFixture[str]
+) -> None:
+    memory = team(atlas, "cli").remember(
+        "Never call DELETE /v2/shipments/{shipment_id}; cancel the shipment instead.",
+        kind="warning", refs=[DELETE, CANCEL], scope="agent_type",
+    )
+    capsys.readouterr()
+    argv = ["ask", "--home", str(atlas.settings.home), "--project", PROJECT, "--json",
+            "--agent-type", "cli", "How do I delete a shipment?"]
+    assert main(argv) == 0
+    printed = json.loads(capsys.readouterr().out)
+    [used] = printed["memories"]
+    assert used["id"] == memory.id and used["kind"] == "warning" and used["citation"] == 1
+    assert used["stances"] == {DELETE: "avoid", CANCEL: "prefer"}
+    assert printed["citations"][0] == {
+        "n": 1, "kind": "memory", "source": "memory", "uri": f"memory:{memory.id}",
+        "pointer": memory.id, "title": "Team memory (warning)",
+    }
