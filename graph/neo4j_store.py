@@ -139,7 +139,8 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
         if self._driver is None:
             raise StoreError(f"the Neo4j graph store at {self.uri} is closed")
         try:
-            with self._driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
+            read = neo4j.READ_ACCESS
+            with self._driver.session(database=self.database, default_access_mode=read) as session:
                 return reads.drive(plan, lambda query, params: session.run(query, params).data())
         except DRIVER_ERRORS as e:
             raise reads.store_error(self.uri, e) from e

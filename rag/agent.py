@@ -38,7 +38,7 @@ from apiatlas.rag.kg_retriever import (
     replacements,
     subject_resources,
 )
-from apiatlas.rag.memory.agent import MemoryStep, route_after_memory
+from apiatlas.rag.memory.agent import MEMORY_UNAVAILABLE_NOTE, MemoryStep, route_after_memory
 from apiatlas.rag.result import AnswerResult
 from apiatlas.rag.state import AgentState, InputState, OutputState
 
@@ -295,6 +295,9 @@ class GraphRagNodes:
                 "answer comes from the vector index alone: prerequisites and required fields "
                 "are not checked.\n\n"
             )
+            result = result.model_copy(update={"answer": note + result.answer})
+        if state.get("memory_unavailable"):
+            note = MEMORY_UNAVAILABLE_NOTE.format(reason=state["memory_unavailable"])
             result = result.model_copy(update={"answer": note + result.answer})
         return {"result": result}
 

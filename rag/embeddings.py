@@ -3,11 +3,16 @@
 The local model takes seconds to load and hundreds of MB of memory, so one instance is shared by
 the whole process: every caller of :func:`load_embeddings` with ``embeddings == "local"`` gets the
 same object, created on first use under a lock.
+
+That instance keeps its recent single-text vectors (:class:`QueryCachedEmbeddings`): while the
+agent answers one question, the project-memory search and the vector retriever both embed it,
+and the second one is free.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
@@ -23,8 +28,60 @@ LOCAL_MAX_TOKENS = 256
 
 LOCAL_DIMENSIONS = 384
 
+QUERY_CACHE_SIZE = 256
+"""Recent query vectors kept (about 3 MB): enough for every question in flight at once."""
+
 _lock = threading.Lock()
 _local: Embeddings | None = None
+
+
+class QueryCachedEmbeddings(Embeddings):
+    """A symmetric embedding model whose recent single-text vectors are kept in an LRU cache.
+
+    One question is embedded more than once per answer: by the project-memory store's semantic
+    search (LangGraph stores call ``embed_documents([question])``) and by the vector retriever
+    (``embed_query(question)``). For a symmetric model, one that encodes queries and documents
+    alike (the packaged MiniLM, with the same ``encode_kwargs`` for both), these are the same
+    vector, so both calls share one cache entry. Batches of several texts (an ingest) pass
+    through uncached.
+
+    Args:
+        inner: The model. It must be symmetric, or cached query vectors would stand in for
+            document vectors.
+        size: How many vectors to keep.
+    """
+
+    def __init__(self, inner: Embeddings, size: int = QUERY_CACHE_SIZE) -> None:
+        self.inner = inner
+        self.size = size
+        self._cache: OrderedDict[str, tuple[float, ...]] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of ``text``, from the cache when it was embedded recently."""
+        return list(self._vector(text))
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Vectors of ``texts``; a single text goes through the cache (a store's query)."""
+        if len(texts) == 1:
+            return [list(self._vector(texts[0]))]
+        return self.inner.embed_documents(texts)
+
+    def _vector(self, text: str) -> tuple[float, ...]:
+        with self._cache_lock:
+            found = self._cache.get(text)
+            if found is not None:
+                self._cache.move_to_end(text)
+                return found
+        # Embedded outside the lock: concurrent questions must not wait on each other's model
+        # call (two threads may embed one new text at once; both get the same vector).
+        vector = tuple(self.inner.embed_query(text))
+        with self._cache_lock:
+            self._cache[text] = vector
+            self._cache.move_to_end(text)
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        return vector
 
 
 def load_embeddings(settings: Settings) -> Embeddings:
@@ -56,7 +113,8 @@ def local_tokenizer() -> PreTrainedTokenizerBase:
     Raises:
         ModelError: The local model could not be loaded.
     """
-    client: Any = getattr(_local_embeddings(), "_client", None)
+    model = _local_embeddings()
+    client: Any = getattr(getattr(model, "inner", model), "_client", None)
     tokenizer = getattr(client, "tokenizer", None)
     if tokenizer is None:
         raise ModelError(
@@ -73,7 +131,7 @@ def _local_embeddings() -> Embeddings:
         return _local
     with _lock:
         if _local is None:
-            _local = _build_local()
+            _local = QueryCachedEmbeddings(_build_local())
         return _local
 
 

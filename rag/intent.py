@@ -1,22 +1,20 @@
 """Question analysis: what the developer wants to do (kinds), to what (resource terms), and any
 endpoints or operation ids named outright.
 
-Analysis is purely lexical and deterministic; :class:`ResourceMatcher` then maps the resource
-terms onto the graph's resources, lexically and by embedding similarity.
+Analysis is purely lexical and deterministic;
+:class:`~apiatlas.rag.resource_matcher.ResourceMatcher` then maps the resource terms onto the
+graph's resources, lexically and by embedding similarity.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Collection, Sequence
-from typing import Literal
+from collections.abc import Sequence
 
-from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, Field
 
-from apiatlas.graph.model import OperationKindName, ResourceInfo
-from apiatlas.graph.words import is_plural, singular, split_words
+from apiatlas.graph.model import OperationKindName
+from apiatlas.graph.words import is_plural
 
 _METHODS = "GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|TRACE"
 _EXPLICIT = re.compile(
@@ -27,16 +25,6 @@ _BARE_PATH = re.compile(
 )
 _CAMEL = re.compile(r"\b(?:[a-z]+(?:[A-Z][a-z0-9]*)+|(?:[A-Z][a-z0-9]+){2,})\b")
 _SNAKE_OP = re.compile(r"\b[a-z]+(?:_[a-z0-9]+){1,}\b")
-# Calibrated with all-MiniLM-L6-v2 against the sample API's resource names and aliases
-# (carrier, location, quote, shipment, tracking event, webhook + their prose aliases), cosine of
-# single terms. True synonyms that are not aliases: quotation 0.76, price 0.80, transporter 0.64,
-# freight 0.63, package 0.63, shipper 0.60, store 0.54, hub 0.42. Unrelated words: invoice 0.50,
-# payment 0.53, account 0.56, user 0.48, customer 0.47, email 0.48, product 0.45, method 0.38,
-# payment method 0.36 (outliers: order 0.62 -> shipment, discount 0.73 -> pricing). 0.60 keeps
-# the strong synonyms and leaves >= 0.04 margin above every unrelated word but those two
-# commerce near-synonyms: missing things must abstain, so precision wins over recall here;
-# aliases mined from the spec's prose ("also called couriers") cover most synonyms lexically.
-SEMANTIC_THRESHOLD = 0.60
 
 _WORD = re.compile(r"[a-z0-9]+")
 _VERSION = re.compile(r"\bv(\d+)\b", re.IGNORECASE)
@@ -203,9 +191,14 @@ class Intent(BaseModel):
     qualifiers: list[str] = Field(default_factory=list)
 
     def subject_terms(self, terms: Sequence[str]) -> list[str]:
-        """The ``terms`` that name what is asked about, not a qualifier of it (all if none)."""
+        """The ``terms`` that name what is asked about, not a qualifier of it.
+
+        All of them when none is a subject, or when the question has no operation verb: a
+        qualifier qualifies the object of a verb ("list consignments *with a carrier*"); a
+        verbless list of things does not say which one the call acts on.
+        """
         heads = [t for t in terms if not set(t.split()) <= set(self.qualifiers)]
-        return heads or list(terms)
+        return heads if heads and self.kinds else list(terms)
 
     @property
     def explicit(self) -> bool:
@@ -393,130 +386,3 @@ def _terms(nouns: list[str], words: list[str]) -> list[str]:
     """Adjacent noun pairs (``payment method``) first, then single nouns, in question order."""
     pairs = [f"{a} {b}" for a, b in zip(words, words[1:]) if a in nouns and b in nouns]
     return list(dict.fromkeys(pairs + nouns))
-
-
-class ResourceMatch(BaseModel):
-    """A question term matched to a graph resource.
-
-    Attributes:
-        resource: The matched resource.
-        term: The question term that matched.
-        score: 1.0 for a lexical match, the cosine similarity for a semantic one.
-        how: ``lexical`` (name or alias) or ``semantic`` (embedding similarity).
-    """
-
-    resource: ResourceInfo
-    term: str
-    score: float
-    how: Literal["lexical", "semantic"]
-
-
-def _norm(phrase: str) -> str:
-    words = split_words(phrase)
-    if words:
-        words[-1] = singular(words[-1])
-    return " ".join(words)
-
-
-class ResourceMatcher:
-    """Maps question terms onto resources: names and aliases first, then embedding similarity.
-
-    The resource names are embedded once when the matcher is built; build one per
-    (project, api) and rebuild it when the resources change (see
-    :class:`~apiatlas.rag.kg_retriever.KnowledgeGraphRetriever`).
-
-    Args:
-        resources: The resources of one project (optionally one API).
-        embeddings: The embedding model used for the semantic step.
-        threshold: Minimum cosine similarity for a semantic match.
-    """
-
-    def __init__(
-        self,
-        resources: Sequence[ResourceInfo],
-        embeddings: Embeddings,
-        *,
-        threshold: float = SEMANTIC_THRESHOLD,
-    ) -> None:
-        self.resources = list(resources)
-        self.threshold = threshold
-        self._embeddings = embeddings
-        self._names: dict[str, list[int]] = {}
-        for i, res in enumerate(self.resources):
-            for name in [res.name, *res.aliases]:
-                norm = _norm(name)
-                if norm:
-                    self._names.setdefault(norm, []).append(i)
-        self._texts = list(self._names)
-        vectors = embeddings.embed_documents(self._texts) if self._texts else []
-        self._vectors = [_unit(v) for v in vectors]
-
-    def match(
-        self, terms: Sequence[str], *, names: Collection[str] = ()
-    ) -> list[ResourceMatch]:
-        """Resources named by ``terms``, best first; lexical matches beat semantic ones.
-
-        A term already covered by a longer matched phrase (``payment`` inside ``payment method``)
-        is not matched again, so a phrase's parts cannot drag in unrelated resources.
-
-        Args:
-            terms: The question's resource terms.
-            names: Proper names (the API's own name, places, companies). A term with one of
-                these words matches only a resource of that exact name: its embedding says
-                what the name sounds like, not what the question asks about.
-        """
-        matches: dict[str, ResourceMatch] = {}
-        covered: set[str] = set()
-        pending: list[str] = []
-        for term in terms:
-            if set(term.split()) <= covered:
-                continue
-            hit = self._names.get(_norm(term))
-            if hit is None:
-                if not set(term.split()) & set(names):
-                    pending.append(term)
-                continue
-            covered.update(term.split())
-            for i in hit:
-                self._keep(matches, ResourceMatch(
-                    resource=self.resources[i], term=term, score=1.0, how="lexical"
-                ))
-        pending = [t for t in pending if not set(t.split()) <= covered]
-        if pending and self._vectors:
-            for term, scores in zip(pending, self.similarities(pending)):
-                best = max(range(len(scores)), key=scores.__getitem__)
-                if scores[best] >= self.threshold:
-                    for i in self._names[self._texts[best]]:
-                        self._keep(matches, ResourceMatch(
-                            resource=self.resources[i], term=term, score=scores[best],
-                            how="semantic",
-                        ))
-        return sorted(matches.values(), key=lambda m: -m.score)
-
-    def similarities(self, terms: Sequence[str]) -> list[list[float]]:
-        """Cosine similarity of each term to each known resource name (rows follow ``terms``)."""
-        vectors = [_unit(v) for v in self._embeddings.embed_documents(list(terms))]
-        return [[sum(a * b for a, b in zip(v, r)) for r in self._vectors] for v in vectors]
-
-    def closest(self, terms: Sequence[str], n: int = 3) -> list[ResourceInfo]:
-        """The resources nearest to ``terms`` regardless of threshold (for "did you mean")."""
-        if not terms or not self._vectors:
-            return []
-        best: dict[int, float] = {}
-        for scores in self.similarities(terms):
-            for j, score in enumerate(scores):
-                for i in self._names[self._texts[j]]:
-                    best[i] = max(best.get(i, -1.0), score)
-        ranked = sorted(best, key=lambda i: -best[i])[:n]
-        return [self.resources[i] for i in ranked]
-
-    @staticmethod
-    def _keep(matches: dict[str, ResourceMatch], match: ResourceMatch) -> None:
-        old = matches.get(match.resource.key)
-        if old is None or match.score > old.score:
-            matches[match.resource.key] = match
-
-
-def _unit(vector: Sequence[float]) -> list[float]:
-    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
-    return [x / norm for x in vector]

@@ -23,15 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef, ResourceInfo
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_plural, singular, split_words
-from apiatlas.rag.intent import (
-    GENERIC,
-    VERB_WORDS,
-    Intent,
-    ResourceMatch,
-    ResourceMatcher,
-    analyse_question,
-    normalise_path,
-)
+from apiatlas.rag.intent import GENERIC, VERB_WORDS, Intent, analyse_question, normalise_path
+from apiatlas.rag.resource_matcher import ResourceMatch, ResourceMatcher
 from apiatlas.rag.vocabulary import Vocabulary
 
 _ALL = 100_000

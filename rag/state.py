@@ -51,6 +51,8 @@ class AgentState(InputState, total=False):
         memories: Project memories semantically relevant to the question (the memory node).
         memory_answer: The id of a team procedure that answers the question alone (``""``:
             none), in which case the agent skips the graph and vector steps.
+        memory_unavailable: Why the memory store could not be read, when it could not (the
+            answer then follows the docs alone and says so).
         intent: The analysed question.
         lookup: What the knowledge graph found (after the vector step: the fused answer).
         candidates: The graph's ranked candidates before the fusion cut them to ``k``.
@@ -65,6 +67,7 @@ class AgentState(InputState, total=False):
 
     memories: list[MemoryHit]
     memory_answer: str
+    memory_unavailable: str
     intent: Intent
     lookup: GraphLookup
     candidates: list[EndpointRef]

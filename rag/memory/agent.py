@@ -36,6 +36,11 @@ from apiatlas.rag.state import AgentState
 
 NO_MEMORY = "memory: none"
 """Route note when the agent was built without a memory store."""
+MEMORY_UNAVAILABLE = "memory unavailable"
+MEMORY_UNAVAILABLE_NOTE = (
+    "> **Note:** the project memory could not be read ({reason}), so this answer follows the "
+    "specs and guides alone: your team's decisions and warnings were not checked.\n\n"
+)
 
 
 def route_after_memory(state: AgentState) -> Literal["analyse", "compose"]:
@@ -56,8 +61,8 @@ class MemoryStep:
     def recall(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         """The memory node: the memories relevant to the question, and whether one answers alone.
 
-        Raises:
-            StoreError: The memory store failed.
+        A memory store that fails must not take the agent down: the question is answered from
+        the docs, with ``degraded: memory unavailable`` in the route and a note in the answer.
         """
         ctx = runtime.context or AgentContext()
         if runtime.store is None:
@@ -65,11 +70,14 @@ class MemoryStep:
         memory = ProjectMemory(runtime.store, ctx.project, agent_type=ctx.agent_type)
         try:
             hits = memory.recall(state["question"], at=ctx.at)
-        except Exception as e:  # any BaseStore backend failure surfaces as our store error
-            raise StoreError(
-                f"The project memory could not be searched: {e}. Check the memory store "
-                "(APIATLAS_MEMORY, DATABASE_URL) or build the agent without one."
-            ) from e
+        except Exception as e:  # any BaseStore backend failure: answer without memory, say so
+            reason = f"{type(e).__name__}: {e}".splitlines()[0][:200]
+            return {
+                "memories": [],
+                "memory_answer": "",
+                "memory_unavailable": reason,
+                "route": [f"degraded: {MEMORY_UNAVAILABLE}"],
+            }
         alone = answering_procedure(hits)
         return {"memories": hits, "memory_answer": alone.memory.id if alone else ""}
 
@@ -97,7 +105,9 @@ class MemoryStep:
         details = dict(state.get("details", {}))
         related = list(state.get("related", []))
         hits = list(state.get("memories", []))
-        if runtime.store is not None and not state.get("degraded"):
+        if runtime.store is not None and not (
+            state.get("degraded") or state.get("memory_unavailable")
+        ):
             hits = _merge(hits, self._linked(runtime, ctx, lookup, related))
         if not hits:
             return lookup, details, related, None

@@ -1,29 +1,45 @@
-"""A graph store that fails at question time degrades the agent to the vector route."""
+"""A graph or memory store that fails at question time degrades the agent; it does not crash."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
 from apiatlas.graph.sqlite_store import SqliteGraphStore
 from apiatlas.rag.agent import build_agent, run_agent
 from apiatlas.rag.context import AgentContext
+from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.sample import write_sample_api
 
+QUESTION = "How do I add a new warehouse location?"
 
-def test_unavailable_graph_answers_from_vectors(tmp_path: Path) -> None:
-    sample = write_sample_api(tmp_path / "sample")
-    settings = Settings(home=tmp_path / "home", project="degraded")
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_sample_api(tmp_path_factory.mktemp("sample"))
+
+
+@pytest.fixture(scope="module")
+def atlas(sample: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiAtlas]:
+    settings = Settings(home=tmp_path_factory.mktemp("home"), project="degraded")
     with ApiAtlas(settings) as atlas:
         atlas.ingest(openapi=[sample / "openapi.yaml"], docs=[sample / "guides"])
-        broken = SqliteGraphStore(tmp_path / "other.sqlite")
-        broken.close()  # every query now raises StoreError, as an unreachable server does
-        agent = build_agent(store=broken, vector_retriever=atlas.retriever,
-                            embeddings=atlas.embeddings)
+        yield atlas
 
-        result = run_agent(agent, "How do I add a new warehouse location?",
-                           context=AgentContext(project="degraded"))
+
+def test_unavailable_graph_answers_from_vectors(
+    atlas: ApiAtlas, sample: Path, tmp_path: Path
+) -> None:
+    broken = SqliteGraphStore(tmp_path / "other.sqlite")
+    broken.close()  # every query now raises StoreError, as an unreachable server does
+    agent = build_agent(store=broken, vector_retriever=atlas.retriever,
+                        embeddings=atlas.embeddings)
+
+    result = run_agent(agent, QUESTION, context=AgentContext(project="degraded"))
 
     assert "degraded: graph unavailable" in result.route
     assert result.route[-2:] == ["vector_fallback", "compose"]
@@ -31,3 +47,20 @@ def test_unavailable_graph_answers_from_vectors(tmp_path: Path) -> None:
     assert ("POST", "/v2/locations") in [(e.method, e.path) for e in result.endpoints]
     assert all(c.uri.startswith(str(sample)) for c in result.citations)
     assert result.citations
+
+
+def test_unavailable_memory_answers_from_the_docs_and_says_so(
+    atlas: ApiAtlas, tmp_path: Path
+) -> None:
+    memory = open_memory_store(Settings(home=tmp_path), atlas.embeddings)
+    close_memory_store(memory)  # its connection is gone, as a dead Postgres's would be
+    agent = build_agent(store=atlas.graph, vector_retriever=atlas.retriever,
+                        embeddings=atlas.embeddings, memory=memory)
+
+    result = run_agent(agent, QUESTION, context=AgentContext(project="degraded"))
+
+    assert result.route[:2] == ["memory", "degraded: memory unavailable"]
+    assert "knowledge_graph" in result.route
+    assert "project memory could not be read" in result.answer
+    assert [(e.method, e.path) for e in result.endpoints][0] == ("POST", "/v2/locations")
+    assert result.memories == []

@@ -12,7 +12,8 @@ from apiatlas.rag.fusion import (
     gather_evidence,
     should_answer,
 )
-from apiatlas.rag.intent import ResourceMatch, analyse_question
+from apiatlas.rag.intent import analyse_question
+from apiatlas.rag.resource_matcher import ResourceMatch
 from apiatlas.rag.kg_retriever import EXPLICIT_SCORE, GraphLookup
 from apiatlas.rag.vocabulary import Vocabulary
 

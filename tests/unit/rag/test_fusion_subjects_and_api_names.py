@@ -1,0 +1,56 @@
+"""Fusion credits doing-what-was-asked only to the subject's endpoints; a question about an
+unknown thing of the API itself abstains."""
+
+from __future__ import annotations
+
+from apiatlas.graph.model import EndpointRef
+from apiatlas.rag.fusion import UNKNOWN_SUBJECT_SCORE, fuse, gather_evidence, should_answer
+from apiatlas.rag.intent import analyse_question
+from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.vocabulary import Vocabulary
+
+
+def ref(method: str, path: str, kind: str, resource: str, summary: str = "") -> EndpointRef:
+    return EndpointRef(key=f"api/endpoint/{method} {path}", api="api", method=method, path=path,
+                       kind=kind, resource=f"api/resource/{resource}", summary=summary)
+
+
+VERIFY = ref("POST", "/carriers/{id}/verify", "action", "carrier", "Verify a carrier")
+HOOK = ref("POST", "/hooks", "create", "hook", "Register a hook")
+HOOK_TEST = ref("POST", "/hooks/{id}/test", "action", "hook", "Send a test event")
+
+
+def test_a_verb_match_on_a_resource_the_question_does_not_name_earns_nothing() -> None:
+    intent = analyse_question("how do I verify the signature of hook calls")
+    cards = [HOOK, VERIFY, HOOK_TEST]
+    assert fuse([], cards, intent)[0].key == VERIFY.key  # the verb outweighs the card order
+    assert fuse([], cards, intent, subjects={"api/resource/hook"})[0].key == HOOK.key
+
+
+def test_endpoints_under_a_subject_count_as_the_subject() -> None:
+    events = ref("GET", "/hooks/{id}/deliveries", "list", "hook/delivery", "List deliveries")
+    intent = analyse_question("list the deliveries")
+    fused = fuse([], [HOOK, events], intent, subjects={"api/resource/hook"})
+    assert fused[0].key == events.key
+
+
+def _lookup(question: str) -> GraphLookup:
+    return GraphLookup(intent=analyse_question(question))
+
+
+def test_a_question_about_an_unknown_thing_of_the_api_itself_abstains() -> None:
+    vocabulary = Vocabulary(["acme", "order", "shipment"])
+    lookup = _lookup("does acme have a graphql api")
+    found = gather_evidence(lookup, vocabulary, best_card_score=0.9, api_names={"acme"})
+    assert found.unknown_terms == ("graphql",) and not found.other_subjects
+    assert not should_answer(found, lookup.intent)
+
+
+def test_an_unknown_word_next_to_a_known_subject_can_still_be_vouched_for() -> None:
+    vocabulary = Vocabulary(["acme", "order", "shipment"])
+    lookup = _lookup("does acme have a graphql shipment feed")
+    found = gather_evidence(
+        lookup, vocabulary, best_card_score=UNKNOWN_SUBJECT_SCORE, api_names={"acme"}
+    )
+    assert found.other_subjects
+    assert should_answer(found, lookup.intent)
