@@ -7,22 +7,26 @@ graph found nothing, when the question is a how-to, and to fetch guide passages 
 found; it is skipped when the question names its endpoints outright and the graph found them.
 
 Use :func:`build_agent` to get a compiled graph (it can be a subgraph of your own app), and
-:func:`run_agent` / :func:`arun_agent` to ask one question.
+:func:`run_agent` / :func:`arun_agent` to ask one question. Under ``ainvoke`` the vector step
+searches and reads the graph natively async (the store's ``aget_endpoint``, on Neo4j its async
+driver), fetching every endpoint it may present concurrently; the other nodes run in worker
+threads, as LangGraph runs sync nodes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, Protocol
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.runtime import Runtime
+from langgraph.runtime import Runtime, get_runtime
 from langgraph.store.base import BaseStore
 
 from apiatlas.errors import StoreError
@@ -43,6 +47,7 @@ from apiatlas.rag.result import AnswerResult
 from apiatlas.rag.state import AgentState, InputState, OutputState
 
 Node = Callable[[AgentState, Runtime[AgentContext]], dict[str, Any]]
+AsyncNode = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
 
 
 class AgentNodes(Protocol):
@@ -57,6 +62,10 @@ class AgentNodes(Protocol):
     ) -> dict[str, Any]: ...
 
     def vector_fallback(
+        self, state: AgentState, runtime: Runtime[AgentContext]
+    ) -> dict[str, Any]: ...
+
+    async def avector_fallback(
         self, state: AgentState, runtime: Runtime[AgentContext]
     ) -> dict[str, Any]: ...
 
@@ -89,16 +98,33 @@ def route_after_graph(state: AgentState) -> Literal["vector_fallback", "compose"
     return "vector_fallback"
 
 
+def _finish(name: str, started: float, update: dict[str, Any]) -> dict[str, Any]:
+    elapsed = round((time.perf_counter() - started) * 1000, 2)
+    # A node may add route notes after its own name, e.g. "degraded: graph unavailable".
+    return {**update, "route": [name, *update.pop("route", [])], "timings_ms": {name: elapsed}}
+
+
 def _timed(name: str, fn: Node) -> Node:
     def node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         started = time.perf_counter()
-        update = fn(state, runtime)
-        elapsed = round((time.perf_counter() - started) * 1000, 2)
-        # A node may add route notes after its own name, e.g. "degraded: graph unavailable".
-        return {**update, "route": [name, *update.pop("route", [])], "timings_ms": {name: elapsed}}
+        return _finish(name, started, fn(state, runtime))
 
     node.__name__ = name
     return node
+
+
+def _timed_both(name: str, fn: Node, afn: AsyncNode) -> RunnableLambda:
+    """A node with a sync body for ``invoke`` and an async one for ``ainvoke``."""
+
+    def node(state: AgentState) -> dict[str, Any]:
+        started = time.perf_counter()
+        return _finish(name, started, fn(state, get_runtime(AgentContext)))
+
+    async def anode(state: AgentState) -> dict[str, Any]:
+        started = time.perf_counter()
+        return _finish(name, started, await afn(state, get_runtime(AgentContext)))
+
+    return RunnableLambda(node, afunc=anode, name=name)
 
 
 def build_state_graph(nodes: AgentNodes) -> StateGraph:
@@ -109,7 +135,10 @@ def build_state_graph(nodes: AgentNodes) -> StateGraph:
     graph.add_node("memory", _timed("memory", nodes.memory))
     graph.add_node("analyse", _timed("analyse", nodes.analyse))
     graph.add_node("knowledge_graph", _timed("knowledge_graph", nodes.knowledge_graph))
-    graph.add_node("vector_fallback", _timed("vector_fallback", nodes.vector_fallback))
+    graph.add_node(
+        "vector_fallback",
+        _timed_both("vector_fallback", nodes.vector_fallback, nodes.avector_fallback),
+    )
     graph.add_node("compose", _timed("compose", nodes.compose))
     graph.add_edge(START, "memory")
     graph.add_conditional_edges("memory", route_after_memory)
@@ -193,6 +222,38 @@ class GraphRagNodes:
             )
         except Exception as e:  # any vector backend failure surfaces as our store error
             raise StoreError(f"The vector retriever failed: {e}") from e
+        return self._fuse_hits(state, ctx, hits, {})
+
+    async def avector_fallback(
+        self, state: AgentState, runtime: Runtime[AgentContext]
+    ) -> dict[str, Any]:
+        """Async :meth:`vector_fallback`: the search and the graph reads of every endpoint it
+        may present run concurrently (native async reads on Neo4j), then the same fusion runs.
+        """
+        ctx = runtime.context or AgentContext()
+        try:
+            hits = await self.vectors.ainvoke(
+                state["question"], project=ctx.project, api=ctx.api, k=max(ctx.k, VECTOR_HITS)
+            )
+        except Exception as e:  # any vector backend failure surfaces as our store error
+            raise StoreError(f"The vector retriever failed: {e}") from e
+        known: dict[str, EndpointDetail | None] = {}
+        if not state.get("degraded"):
+            keys = [c.key for c in endpoints_from_cards(hits)]
+            keys += [c.key for c in state.get("candidates", [])]
+            keys = list(dict.fromkeys(keys))
+            found = await asyncio.gather(*(self.store.aget_endpoint(ctx.project, k) for k in keys))
+            known = dict(zip(keys, found))
+        return self._fuse_hits(state, ctx, hits, known)
+
+    def _fuse_hits(
+        self,
+        state: AgentState,
+        ctx: AgentContext,
+        hits: list[Document],
+        known: Mapping[str, EndpointDetail | None],
+    ) -> dict[str, Any]:
+        """The vector step after its reads: ``known`` holds endpoint details already fetched."""
         # Guide passages: as many as before the fusion asked for more hits.
         documents = [d for d in hits if d.metadata.get("kind") != "endpoint"][: ctx.k]
         lookup = state["lookup"]
@@ -200,7 +261,7 @@ class GraphRagNodes:
             # Without the graph, the endpoint cards the vectors found are the best evidence.
             primary = endpoints_from_cards(hits)[: ctx.k]
             return {"documents": documents, "lookup": lookup.model_copy(update={"primary": primary})}
-        cards = self._resolve(ctx, hits)
+        cards = self._resolve(ctx, hits, known)
         best = max((_dense(d) for d in hits if d.metadata.get("kind") == "endpoint"), default=0.0)
         evidence = gather_evidence(
             lookup,
@@ -235,13 +296,24 @@ class GraphRagNodes:
             "alternatives": [],
         }
         lookup = lookup.model_copy(update=update)
-        return {"documents": documents, "lookup": lookup, "details": self._details(ctx, lookup)}
+        details = self._details(ctx, lookup, known)
+        return {"documents": documents, "lookup": lookup, "details": details}
 
-    def _resolve(self, ctx: AgentContext, hits: list[Document]) -> list[EndpointRef]:
+    def _endpoint(
+        self, ctx: AgentContext, key: str, known: Mapping[str, EndpointDetail | None]
+    ) -> EndpointDetail | None:
+        return known[key] if key in known else self.store.get_endpoint(ctx.project, key)
+
+    def _resolve(
+        self,
+        ctx: AgentContext,
+        hits: list[Document],
+        known: Mapping[str, EndpointDetail | None],
+    ) -> list[EndpointRef]:
         """The graph's own references for the endpoint cards among ``hits``, in rank order."""
         out: list[EndpointRef] = []
         for card in endpoints_from_cards(hits):
-            detail = self.store.get_endpoint(ctx.project, card.key)
+            detail = self._endpoint(ctx, card.key, known)
             if detail is not None and (ctx.api is None or detail.endpoint.api == ctx.api):
                 out.append(detail.endpoint)
         return out
@@ -267,11 +339,16 @@ class GraphRagNodes:
             out += group[:PROVIDERS_PER_PARAMETER]
         return out
 
-    def _details(self, ctx: AgentContext, lookup: GraphLookup) -> dict[str, EndpointDetail]:
+    def _details(
+        self,
+        ctx: AgentContext,
+        lookup: GraphLookup,
+        known: Mapping[str, EndpointDetail | None] | None = None,
+    ) -> dict[str, EndpointDetail]:
         keys = [p.key for p in lookup.primary] + [d.provider.key for d in lookup.prerequisites]
         details: dict[str, EndpointDetail] = {}
         for key in dict.fromkeys(keys):
-            detail = self.store.get_endpoint(ctx.project, key)
+            detail = self._endpoint(ctx, key, known or {})
             if detail is not None:
                 details[key] = detail
         return details

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
 from apiatlas.graph.ingest import ingest_graph
 from apiatlas.graph.neo4j_store import Neo4jGraphStore
@@ -20,6 +21,8 @@ from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.models import ApiSpec, DocPage
 from apiatlas.loaders.openapi import load_openapi
+from apiatlas.rag.agent import arun_agent
+from apiatlas.rag.context import AgentContext
 from apiatlas.sample import sample_guides_dir, sample_spec_path
 
 SAMPLE_QUESTIONS = [
@@ -93,6 +96,26 @@ def test_sample_api_parity(stores: tuple[SqliteGraphStore, Neo4jGraphStore]) -> 
     ]})]  # fmt: skip
     _ingest(stores, changed)
     _assert_same_answers(*stores, [*SAMPLE_QUESTIONS, "hauliers"])
+
+
+async def test_async_agent_on_neo4j_answers_as_the_sync_agent_on_sqlite(
+    stores: tuple[SqliteGraphStore, Neo4jGraphStore], tmp_path: Path
+) -> None:
+    lite, neo = stores
+    settings = Settings(home=tmp_path / "home", project="parity")
+    sources = {"openapi": [sample_spec_path()], "docs": [sample_guides_dir()]}
+    embedded = ApiAtlas(settings, graph_store=lite)
+    embedded.ingest(**sources)
+    # The same vectors; only the graph differs, and the Neo4j agent runs async.
+    production = ApiAtlas(settings, graph_store=neo, embeddings=embedded.embeddings,
+                          vector_store=embedded.vector_store)
+    production.ingest(**sources)
+    for question in SAMPLE_QUESTIONS[:5]:
+        expected = embedded.ask(question)
+        got = await arun_agent(production.agent, question, context=AgentContext(project="parity"))
+        assert got.answer == expected.answer, question
+        assert got.route == expected.route, question
+    await neo.aclose()
 
 
 @pytest.mark.shared_data

@@ -23,6 +23,11 @@ class _TopologyOnly:
     def analyse(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         return {}
 
+    async def avector_fallback(
+        self, state: AgentState, runtime: Runtime[AgentContext]
+    ) -> dict[str, Any]:
+        return {}
+
     memory = knowledge_graph = vector_fallback = compose = analyse
 
 
