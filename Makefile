@@ -26,8 +26,11 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
+# Ingest and ask timings, then project-memory lookups on SQLite and a throwaway PostgreSQL;
+# evals/results/bench-<date>.md and bench-memory-<date>.md.
 bench: setup
 	$(BIN)/python -m apiatlas.evals.bench
+	$(BIN)/python -m apiatlas.evals.bench_memory
 
 # The shipped datasets, every strategy side by side, on the embedded graph and then on a local
 # Neo4j; report.{json,md,png} in evals/results/{embedded,neo4j}.

@@ -47,6 +47,8 @@ class Case(BaseModel):
         acceptable_endpoints: Also correct, but not required.
         answerable: ``False`` when nothing should be presented.
         tags: Free-form labels (``synonym``, ``multi-step``…).
+        expected_memories: Keys of the dataset's memories the answer must cite; ``[]``: a
+            control, whose answer must cite none; ``None``: not a memory case.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -58,8 +60,6 @@ class Case(BaseModel):
     answerable: bool = True
     tags: list[str] = Field(default_factory=list)
     expected_memories: list[str] | None = None
-    """Keys of the dataset's memories the answer must cite; ``[]``: it must cite none (a
-    control case whose answer memory must not change); ``None``: not a memory case."""
 
     @field_validator("id", mode="before")
     @classmethod

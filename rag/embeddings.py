@@ -57,6 +57,11 @@ class QueryCachedEmbeddings(Embeddings):
         self._cache: OrderedDict[str, tuple[float, ...]] = OrderedDict()
         self._cache_lock = threading.Lock()
 
+    def clear(self) -> None:
+        """Forget every cached vector."""
+        with self._cache_lock:
+            self._cache.clear()
+
     def embed_query(self, text: str) -> list[float]:
         """The vector of ``text``, from the cache when it was embedded recently."""
         return list(self._vector(text))

@@ -81,3 +81,15 @@ def test_concurrent_callers_get_the_same_vector() -> None:
     for t in threads:
         t.join()
     assert all(r == results[0] for r in results) and len(cached._cache) == 1
+
+
+def test_clear_forgets_everything_and_size_zero_caches_nothing() -> None:
+    inner = model()
+    cached = QueryCachedEmbeddings(inner)
+    cached.embed_query("q")
+    cached.clear()
+    assert cached._cache == {}
+    cached.size = 0
+    cached.embed_query("q")
+    cached.embed_query("q")
+    assert cached._cache == {} and inner.embedded == ["q", "q", "q"]
