@@ -277,8 +277,13 @@ class GraphRagNodes:
             abstain = lookup.model_copy(update={"primary": [], "prerequisites": []})
             return {"documents": [], "lookup": abstain, "related": []}
         subjects = subject_resources(lookup)
+        qualifiers = {m.resource.key for m in lookup.matched_resources} - subjects
         fused = fuse(
-            state.get("candidates") or lookup.primary, cards, lookup.intent, subjects=subjects
+            state.get("candidates") or lookup.primary,
+            cards,
+            lookup.intent,
+            subjects=subjects,
+            qualifiers=qualifiers,
         )[: ctx.k]
         if not fused:
             # No endpoint at all (a guides-only project): the sections' described endpoints.

@@ -89,6 +89,7 @@ def fuse(
     intent: Intent,
     *,
     subjects: Collection[str] = (),
+    qualifiers: Collection[str] = (),
 ) -> list[EndpointRef]:
     """Graph candidates and endpoint cards as one ranking, best first.
 
@@ -97,10 +98,15 @@ def fuse(
         cards: Endpoints of the hybrid retriever's endpoint cards, best first, resolved to
             graph references (so ``kind`` is known).
         intent: The analysed question.
-        subjects: Keys of the resources the question names. When given, only endpoints of
-            these resources (or of resources under them) earn the bonus for doing what the
-            question asks: "verify the signature of a webhook" must not pick the call that
-            verifies a carrier just because its verb is "verify".
+        subjects: Keys of the resources the question names. When given, an action endpoint
+            (one specific doing) earns the bonus for doing what the question asks only on these
+            resources or those under them: "verify the signature of a webhook" must not pick
+            the call that verifies a carrier because its verb is "verify". Create, read, list...
+            are generic, so a needed call on another resource ("create a location" for
+            "create a shipment") keeps its bonus.
+        qualifiers: Keys of the resources only the question's qualifiers name ("shipments
+            *with a given carrier*"): their endpoints never earn the bonus, since listing
+            carriers is not what was asked.
 
     Returns:
         Distinct endpoints; explicitly named ones first, then by fused score. Each carries its
@@ -114,7 +120,7 @@ def fuse(
             scores[ref.key] = scores.get(ref.key, 0.0) + weight / (FUSION_RRF_K + rank)
     explicit = {r.key for r in graph if r.score >= EXPLICIT_SCORE}
     for key, ref in refs.items():
-        if _about(ref, subjects):
+        if _about(ref, subjects) or not (ref.kind == "action" or _about(ref, qualifiers, True)):
             scores[key] += FIT_WEIGHT * intent_fit(ref, intent) / MAX_FIT
         if ref.deprecated and not intent.wants_deprecated and not intent.versions:
             scores[key] -= FIT_WEIGHT  # a live endpoint is the better answer when both fit
@@ -218,11 +224,12 @@ def _circumstantial(term: str, words: list[str]) -> bool:
     return bool(uses)
 
 
-def _about(ref: EndpointRef, subjects: Collection[str]) -> bool:
-    """True when ``ref`` belongs to one of ``subjects`` (or to a resource under one)."""
-    if not subjects:
-        return True
-    return any(ref.resource == s or ref.resource.startswith(s + "/") for s in subjects)
+def _about(ref: EndpointRef, resources: Collection[str], default: bool = False) -> bool:
+    """True when ``ref`` belongs to one of ``resources`` (or to a resource under one);
+    ``not default`` when ``resources`` is empty."""
+    if not resources:
+        return not default
+    return any(ref.resource == r or ref.resource.startswith(r + "/") for r in resources)
 
 
 def _unique(refs: Sequence[EndpointRef]) -> list[EndpointRef]:

@@ -1,8 +1,8 @@
 """CI guard: the agent's scores on the shipped sample dataset and on one real API (Lob).
 
-The floors are the measured scores minus a small margin (see evals/README.md for the run they
-come from), so a regression fails CI. The issue's targets for the sample API (top1, recall@5 and
-abstention accuracy of at least 0.9) are listed next to them; they are not reached yet.
+The sample API must meet the issue's thresholds (top1, recall@5 and abstention accuracy of at
+least 0.9, every citation valid). The real API's floors are its measured scores minus a small
+margin, so a regression fails CI.
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from apiatlas.rag.embeddings import load_embeddings
 
 DATASETS = Path(__file__).resolve().parents[3] / "evals" / "datasets"
 
-# Measured on the embedded backend (evals/README.md), minus a 0.05 margin.
+# The sample's floors are the issue's thresholds (measured on the embedded backend: top1 0.92,
+# recall@5 0.90, abstention 1.00). Lob's are its measured scores (top1 0.71, recall@5 0.80,
+# abstention 0.50) minus a 0.05 margin.
 FLOORS = {
-    "sample": {"top1": 0.74, "recall@5": 0.85, "abstention_accuracy": 0.83},
-    "lob": {"top1": 0.59, "recall@5": 0.72, "abstention_accuracy": 0.45},
+    "sample": {"top1": 0.9, "recall@5": 0.9, "abstention_accuracy": 0.9},
+    "lob": {"top1": 0.66, "recall@5": 0.75, "abstention_accuracy": 0.45},
 }
 TARGETS = {"sample": {"top1": 0.9, "recall@5": 0.9, "abstention_accuracy": 0.9}}
 

@@ -54,3 +54,25 @@ def test_an_unknown_word_next_to_a_known_subject_can_still_be_vouched_for() -> N
     )
     assert found.other_subjects
     assert should_answer(found, lookup.intent)
+
+
+def test_a_generic_operation_on_an_unnamed_resource_keeps_its_bonus() -> None:
+    # "create a shipment" may need "create a location": CRUD kinds are not specific doings.
+    shipment = ref("POST", "/shipments", "create", "shipment", "Create a shipment")
+    location = ref("POST", "/locations", "create", "location", "Create a location")
+    read = ref("GET", "/shipments/{id}", "read", "shipment", "Get a shipment")
+    intent = analyse_question("create a shipment")
+    fused = fuse([shipment], [shipment, read, location], intent,
+                 subjects={"api/resource/shipment"})
+    assert [f.key for f in fused][:2] == [shipment.key, location.key]
+
+
+def test_a_qualifiers_own_operations_earn_nothing() -> None:
+    shipments = ref("GET", "/shipments", "list", "shipment", "List shipments")
+    carriers = ref("GET", "/carriers", "list", "carrier", "List carriers")
+    intent = analyse_question("list all shipments with a given carrier")
+    plain = fuse([shipments, carriers], [carriers], intent)
+    assert plain[0].key == carriers.key  # both rankings name it
+    fused = fuse([shipments, carriers], [carriers], intent,
+                 subjects={"api/resource/shipment"}, qualifiers={"api/resource/carrier"})
+    assert fused[0].key == shipments.key
