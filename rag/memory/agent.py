@@ -4,8 +4,9 @@ The memory node reads LangGraph's ``runtime.store`` (the store the agent was com
 recalls the memories semantically relevant to the question, as they were at ``context.at``. A
 team procedure that matches strongly answers alone: the agent goes straight to composing it, with
 the endpoints it names verified against the graph. Otherwise, before composing, the memories
-linked to the endpoints the answer presents come along too, and the answer is made to follow
-them (:func:`apiatlas.rag.memory.precedence.apply_precedence`).
+linked to the endpoints the answer presents come along too; those about the question or the answer's main
+endpoint are kept (:mod:`apiatlas.rag.memory.relevance`), and the answer is made to follow them
+(:func:`apiatlas.rag.memory.precedence.apply_precedence`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from apiatlas.rag.memory.precedence import (
     answering_procedure,
     apply_precedence,
 )
+from apiatlas.rag.memory.relevance import relevant_views
 from apiatlas.rag.memory.stance import classify_stances, named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory
 from apiatlas.rag.result import AnswerResult
@@ -112,6 +114,9 @@ class MemoryStep:
         if not hits:
             return lookup, details, related, None
         views = [self._view(ctx, hit, hit.memory.endpoint_refs) for hit in hits]
+        views = relevant_views(views, lookup, related)
+        if not views:
+            return lookup, details, related, None
         pool = list(state.get("candidates", []))
         lookup, team = apply_precedence(
             views, lookup, pool=pool, k=ctx.k, api=ctx.api, related=related

@@ -45,11 +45,19 @@ class MemoryView:
     resolved: dict[str, list[EndpointRef]] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    leads: bool | None = None
+    """Whether the memory is about the question and may reorder the answer (set by
+    :func:`apiatlas.rag.memory.relevance.relevant_views`; ``None``: any semantic match leads)."""
 
     @property
     def memory(self) -> Memory:
         """The memory."""
         return self.hit.memory
+
+    @property
+    def about_question(self) -> bool:
+        """Whether the memory may lead and reorder the answer."""
+        return self.leads if self.leads is not None else self.hit.matched != "ref"
 
     def endpoints(self, stance: Stance) -> list[EndpointRef]:
         """The graph's endpoints for the refs the memory takes ``stance`` towards."""
@@ -130,25 +138,37 @@ def apply_precedence(
     presented = {e.key for e in [*lookup.primary, *related]}
     presented |= {d.provider.key for d in lookup.prerequisites}
     avoided = team.avoided = _forbid(team, presented)
-    primary = [e for e in lookup.primary if e.key not in avoided]
+    leaders = {v.memory.id for v in team.views if v.about_question}
+    # A memory about the question puts what to use instead first; one that only forbids a
+    # presented endpoint puts it where the forbidden endpoint stood.
+    instead = {e.key for f in team.forbidden if f.memory_id in leaders for e in f.instead}
+    in_place = {
+        f.endpoint.key: f.instead[0]
+        for f in team.forbidden
+        if f.memory_id not in leaders and f.instead
+        and (api is None or f.instead[0].api == api)
+    }
+    primary = _substituted(lookup.primary, avoided, in_place)
     prerequisites = [d for d in lookup.prerequisites if d.provider.key not in avoided]
     known = {e.key for e in [*lookup.primary, *pool, *lookup.alternatives]}
-    instead = {e.key for f in team.forbidden for e in f.instead}
     everything = [*lookup.primary, *pool, *lookup.replacements.values()]
+    substitutes = {e.key for e in in_place.values()}
     lead: dict[str, EndpointRef] = {}
     for view in team.views:
-        # A memory found only through a presented endpoint is about that endpoint, not about
-        # the question: it may forbid or annotate, but it reorders nothing but its "instead".
-        about_question = view.hit.matched != "ref"
+        # A memory not about the question (found through a presented endpoint, or only
+        # forbidding one) may forbid or annotate, but reorders nothing. When the docs present
+        # nothing, the endpoints of a memory judged about the question (relevance.py) are the
+        # answer; an unjudged one leaves the abstention alone.
         for endpoint in view.endpoints("prefer"):
             if endpoint.key in avoided or (api is not None and endpoint.api != api):
                 continue
             if endpoint.key in instead or (
-                about_question and lookup.primary and endpoint.key in known
+                view.about_question
+                and (endpoint.key in known if lookup.primary else view.leads is True)
             ):
                 lead.setdefault(endpoint.key, endpoint)
                 _note_preferred(team, view, endpoint, lookup, everything, endpoint.key in instead)
-            elif endpoint.key in presented:
+            elif endpoint.key in presented or endpoint.key in substitutes:
                 _note_preferred(team, view, endpoint, lookup, everything, True)
     ordered = [*lead.values(), *(e for e in primary if e.key not in lead)][:k]
     for view in team.views:
@@ -165,6 +185,21 @@ def apply_precedence(
         update={"primary": ordered, "prerequisites": prerequisites, "replacements": swaps}
     )
     return updated, team
+
+
+def _substituted(
+    primary: Sequence[EndpointRef], avoided: set[str], in_place: dict[str, EndpointRef]
+) -> list[EndpointRef]:
+    """``primary`` without the avoided endpoints, each replaced in place by its substitute."""
+    out: dict[str, EndpointRef] = {}
+    for endpoint in primary:
+        if endpoint.key in avoided:
+            sub = in_place.get(endpoint.key)
+            if sub is not None and sub.key not in avoided:
+                out.setdefault(sub.key, sub)
+            continue
+        out.setdefault(endpoint.key, endpoint)
+    return list(out.values())
 
 
 def _forbid(team: TeamMemory, presented: set[str]) -> set[str]:

@@ -4,8 +4,9 @@ Deterministic, no LLM. The text is cut into clauses; each endpoint ref is locate
 ``METHOD /path``, a shortened path such as ``DELETE /shipments``, or, when it tells the refs apart,
 its version, its action segment or its method's verb); cue words in the clause decide the stance:
 
-- a prohibition before the mention ("never", "don't", "avoid", "must not", …), a ban after it
-  ("… is forbidden") or "instead of / rather than" before it: ``avoid``;
+- a prohibition before the mention ("never", "don't", "avoid", "must not", "no longer poll",
+  "stop using", "we replaced … with"), a ban after it ("… is forbidden", "… is deprecated for
+  us", "… was replaced by") or "instead of / rather than" before it: ``avoid``;
 - a preference ("use", "prefer", "always", "instead", "switched to", …): ``prefer``.
 
 Refs the text does not settle fall back on the memory's kind: a decision prefers the ref it names
@@ -26,15 +27,21 @@ _CLAUSES = re.compile(
     r"(?<=[.;!?])\s+|;\s*|,\s+|\s+but\s+|\s+and\s+|\s+whereas\s+|\s+[—–]\s+|\s+-\s+|\n+|:\s+",
     re.I,
 )
+_GIVE_UP = r"(use|call|poll|hit|query|fetch|rely\s+on|depend\s+on|page\s+through|go\s+through)"
+"""What a team no longer does with an endpoint ("we no longer poll X")."""
 _PROHIBIT = re.compile(
     r"\b(never|don'?t|do\s+not|must\s+not|mustn'?t|should\s+not|shouldn'?t|avoid|avoids|"
-    r"stop(s|ped)?\s+(using|calling)|no\s+longer\s+(use|call)|not\s+to|not\s+allowed\s+to|"
-    r"forbid|forbids|forbidden\s+to|ban|bans|prohibit|prohibits)\b",
+    r"stop(s|ped|ping)?\s+\w+ing|no\s+longer\s+" + _GIVE_UP + r"|not\s+to|not\s+allowed\s+to|"
+    r"forbid|forbids|forbidden\s+to|ban|bans|prohibit|prohibits|"
+    # "we replaced X with Y" gives X up; what follows "with"/"by" is what replaced it
+    r"replac(e|es|ed|ing)(?!.*\b(with|by)\b)|(have|'ve|we)\s+(deprecated|retired|dropped))\b",
     re.I,
 )
 _BANNED = re.compile(
     r"\b(is|are)\s+(forbidden|banned|prohibited|not\s+allowed|off[- ]limits|not\s+to\s+be\s+used)"
-    r"|\bmust\s+(not|never)\s+be\s+(used|called)\b|\bshould\s+(not\s+|never\s+)?be\s+avoided\b",
+    r"|\bmust\s+(not|never)\s+be\s+(used|called)\b|\bshould\s+(not\s+|never\s+)?be\s+avoided\b"
+    r"|^\S+(\s+\S+)?\s+(is|are|was|were|has\s+been|have\s+been)\s+(now\s+)?"
+    r"(deprecated|retired|dead|replaced)\s+(for\s+us|here|internally|in\s+our|by|with)\b",
     re.I,
 )
 _INSTEAD_OF = re.compile(r"\b(instead\s+of|rather\s+than|in\s+place\s+of)\b", re.I)

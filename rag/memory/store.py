@@ -37,8 +37,10 @@ from apiatlas.scrub import scrub_text
 ROOT = "apiatlas"
 INDEX_FIELD = "search_text"
 """The field of each stored value that the semantic index embeds."""
-MIN_SEMANTIC_SCORE = 0.35
-"""Cosine similarity below which a memory is not about the question (all-MiniLM-L6-v2)."""
+MIN_SEMANTIC_SCORE = 0.30
+"""Cosine similarity below which a memory is not even plausibly about the question
+(all-MiniLM-L6-v2). Recall is deliberately loose: the agent keeps a plausible memory only when
+the knowledge graph agrees it is about the question (:mod:`apiatlas.rag.memory.relevance`)."""
 SEMANTIC_CANDIDATES = 40
 LIST_LIMIT = 10_000
 

@@ -1,0 +1,118 @@
+"""Which recalled memories an answer uses, and which of them may lead it.
+
+Semantic search is recall-oriented: a memory about tracking updates scores 0.5 against a question
+about webhook deliveries because both talk about webhooks. The score alone cannot tell a memory
+*about* the question from one that merely shares its vocabulary, so relevance also asks the
+knowledge graph what the question is about (its matched resources and first endpoints):
+
+- a memory **leads** (and may reorder the answer) when it is about the question: semantically
+  strong on its own (:data:`STRONG_SEMANTIC_SCORE`), or semantically plausible and naming the
+  answer's first endpoint (any version of it), or naming one of the first endpoints presented
+  *and* a resource the question names; when the graph presents nothing, a plausible memory
+  about a resource the question names leads;
+- a memory found through the endpoints the answer presents comes along when it is about the
+  answer's main endpoint (the first primary endpoint, any version of it, and its prerequisites);
+- a team prohibition of any presented endpoint always applies.
+
+Everything else is left out, so a question no memory is about gets exactly the docs' answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from apiatlas.graph.model import EndpointRef
+from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.memory.precedence import MemoryView
+
+STRONG_SEMANTIC_SCORE = 0.6
+"""Similarity from which a memory is about the question on its own (all-MiniLM-L6-v2)."""
+FIRST_PRESENTED = 3
+"""How many of the first primary endpoints count as "what the question is about"."""
+
+_VERSION_SEGMENT = re.compile(r"/v\d+(?=/|$)")
+
+
+def family(endpoint: EndpointRef) -> str:
+    """The endpoint with version segments left out: ``POST /v1/locations`` and
+    ``POST /v2/locations`` are versions of one operation."""
+    return f"{endpoint.api} {endpoint.method.upper()} {_VERSION_SEGMENT.sub('', endpoint.path)}"
+
+
+def main_endpoints(lookup: GraphLookup) -> list[EndpointRef]:
+    """The answer's main endpoint: the first primary endpoint and its direct prerequisites.
+
+    Prerequisites of prerequisites are left out: creating the shipment a tracking event needs
+    is a step away, and a memory about how the team creates locations is not about tracking.
+    """
+    if not lookup.primary:
+        return []
+    first = lookup.primary[0]
+    out = {first.key: first}
+    for dep in lookup.prerequisites:
+        if dep.endpoint.key == first.key:
+            out.setdefault(dep.provider.key, dep.provider)
+    return list(out.values())
+
+
+def presented_keys(lookup: GraphLookup, related: Sequence[EndpointRef] = ()) -> set[str]:
+    """Keys of every endpoint the answer would present (primary, prerequisites, guide-described)."""
+    keys = {e.key for e in [*lookup.primary, *related]}
+    return keys | {d.provider.key for d in lookup.prerequisites}
+
+
+def about_question(view: MemoryView, lookup: GraphLookup) -> bool:
+    """Whether a semantically recalled memory is about the question (and may lead the answer)."""
+    if view.hit.matched == "ref":
+        return False
+    if view.hit.score >= STRONG_SEMANTIC_SCORE:
+        return True
+    refs = _endpoints(view)
+    names_resource = bool(
+        {e.resource for e in refs if e.resource}
+        & {m.resource.key for m in lookup.matched_resources}
+    )
+    if not lookup.primary:
+        return names_resource
+    if _families(refs) & {family(lookup.primary[0])}:
+        return True
+    first = {e.key for e in lookup.primary[:FIRST_PRESENTED]}
+    return names_resource and bool({e.key for e in refs} & first)
+
+
+def about_answer(view: MemoryView, lookup: GraphLookup) -> bool:
+    """Whether a memory names the answer's main endpoint (any version) or its prerequisites."""
+    return bool(_families(_endpoints(view)) & _families(main_endpoints(lookup)))
+
+
+def forbids_presented(view: MemoryView, presented: set[str]) -> bool:
+    """Whether the memory forbids an endpoint the answer would present."""
+    return any(e.key in presented for e in view.endpoints("avoid"))
+
+
+def relevant_views(
+    views: Sequence[MemoryView], lookup: GraphLookup, related: Sequence[EndpointRef] = ()
+) -> list[MemoryView]:
+    """The memories the answer uses, in their order, each marked whether it leads.
+
+    Args:
+        views: The recalled and ref-linked memories, most relevant first.
+        lookup: What the graph would present for the question.
+        related: Endpoints a guide answer would present.
+    """
+    presented = presented_keys(lookup, related)
+    kept: list[MemoryView] = []
+    for view in views:
+        view.leads = about_question(view, lookup)
+        if view.leads or about_answer(view, lookup) or forbids_presented(view, presented):
+            kept.append(view)
+    return kept
+
+
+def _endpoints(view: MemoryView) -> list[EndpointRef]:
+    return [e for found in view.resolved.values() for e in found]
+
+
+def _families(endpoints: Iterable[EndpointRef]) -> set[str]:
+    return {family(e) for e in endpoints}
