@@ -135,6 +135,10 @@ class Neo4jAsyncReads:
         """Async :meth:`KnowledgeGraphStore.search`."""
         return await self._arun(reads.search(self._tokenizer, project, text, api, limit))
 
+    async def arevision(self, project: str) -> str:
+        """Async :meth:`KnowledgeGraphStore.revision`."""
+        return await self._arun(reads.revision(project))
+
     async def aresources(self, project: str, *, api: str | None = None) -> list[ResourceInfo]:
         """Async :meth:`KnowledgeGraphStore.resources`."""
         return await self._arun(reads.resources(project, api))

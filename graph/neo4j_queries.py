@@ -11,23 +11,34 @@ plan made while the database was nearly empty would otherwise scan a whole proje
 
 from __future__ import annotations
 
-FULLTEXT_INDEX = "apiatlas_endpoint_search"
+FULLTEXT_INDEX = "apiatlas_text"
+SEARCH_INDEX_VERSION = 2
+"""Bumped whenever the stored search index changes shape; older graphs are rebuilt on open."""
 
 SCHEMA = (
     "CREATE CONSTRAINT apiatlas_node_key IF NOT EXISTS "
     "FOR (n:ApiAtlas) REQUIRE (n.project, n.key) IS UNIQUE",
     "CREATE CONSTRAINT apiatlas_corpus_project IF NOT EXISTS "
     "FOR (c:ApiAtlasCorpus) REQUIRE c.project IS UNIQUE",
+    "CREATE CONSTRAINT apiatlas_revision_project IF NOT EXISTS "
+    "FOR (r:ApiAtlasRevision) REQUIRE r.project IS UNIQUE",
     "CREATE INDEX apiatlas_node_project IF NOT EXISTS FOR (n:ApiAtlas) ON (n.project)",
     "CREATE INDEX apiatlas_node_scope IF NOT EXISTS FOR (n:ApiAtlas) ON (n.project, n.scope)",
     "CREATE INDEX apiatlas_endpoint_project IF NOT EXISTS FOR (n:Endpoint) ON (n.project)",
     "CREATE INDEX apiatlas_resource_project IF NOT EXISTS FOR (n:Resource) ON (n.project)",
-    # Stemmed words of path, operation id, summary, description and resource names, written by
-    # the store; the whitespace analyzer keeps Lucene from re-analysing them.
-    "CREATE FULLTEXT INDEX apiatlas_endpoint_search IF NOT EXISTS FOR (n:Endpoint) "
-    "ON EACH [n.search_path, n.search_operation, n.search_summary, n.search_description, "
-    "n.search_resource] OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
-    "`fulltext.eventually_consistent`: false}}",
+    # For people exploring the graph with their own Cypher (Neo4j Browser, Bloom):
+    # db.index.fulltext.queryNodes('apiatlas_text', 'create location'). The store's ranked
+    # search uses the :ApiAtlasTerm posting lists below, which FTS5's bm25 needs.
+    "DROP INDEX apiatlas_endpoint_search IF EXISTS",  # its stemmed fields are gone (version 2)
+    f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Endpoint|Resource) "
+    "ON EACH [n.summary, n.description, n.operation_id, n.name] "
+    "OPTIONS {indexConfig: {`fulltext.eventually_consistent`: false}}",
+    # The search index (see apiatlas.graph.neo4j_search): one posting list per project, API
+    # scope and stemmed term. Not :ApiAtlas nodes, so graph queries never see them.
+    "CREATE INDEX apiatlas_term IF NOT EXISTS FOR (t:ApiAtlasTerm) ON (t.project, t.term)",
+    "CREATE INDEX apiatlas_term_scope IF NOT EXISTS FOR (t:ApiAtlasTerm) ON (t.project, t.scope)",
+    "CREATE CONSTRAINT apiatlas_schema_name IF NOT EXISTS "
+    "FOR (s:ApiAtlasSchema) REQUIRE s.name IS UNIQUE",
     # Project memories (see MEMORY_* below) are not :ApiAtlas nodes, so the graph's own
     # queries (stats, nodes, scopes, neighbourhoods, search) never see them.
     "CREATE CONSTRAINT apiatlas_memory_id IF NOT EXISTS "
@@ -96,10 +107,35 @@ USING INDEX a:ApiAtlas(project, key)
 WHERE type(r) = row.type AND r.scope = $scope
 DELETE r
 """
-SET_SEARCH_FIELDS = """
+SET_SEARCH_LEN = """
 UNWIND $rows AS row
 MATCH (n:ApiAtlas {project: $project, key: row.key}) USING INDEX n:ApiAtlas(project, key)
-SET n += row.fields
+SET n.search_len = row.len
+"""
+DELETE_SCOPE_TERMS = """
+MATCH (t:ApiAtlasTerm {project: $project, scope: $scope}) USING INDEX t:ApiAtlasTerm(project, scope)
+DELETE t
+"""
+CREATE_TERMS = """
+UNWIND $rows AS row
+CREATE (t:ApiAtlasTerm {project: $project, scope: $scope, term: row.term, keys: row.keys,
+  weights: row.weights, lens: row.lens})
+"""
+# Opening a graph written by an older version: which scopes to re-index, and what to clear.
+SEARCH_INDEX_VERSION_READ = """
+OPTIONAL MATCH (s:ApiAtlasSchema {name: 'apiatlas'}) RETURN s.search_version AS version
+"""
+SEARCH_INDEX_VERSION_SET = """
+MERGE (s:ApiAtlasSchema {name: 'apiatlas'}) SET s.search_version = $version
+"""
+ENDPOINT_SCOPES = """
+MATCH (e:Endpoint:ApiAtlas) RETURN DISTINCT e.project AS project, e.scope AS scope
+ORDER BY project, scope
+"""
+DROP_LEGACY_SEARCH_FIELDS = """
+MATCH (e:Endpoint:ApiAtlas) WHERE e.search_freq IS NOT NULL
+REMOVE e.search_path, e.search_operation, e.search_summary, e.search_description,
+  e.search_resource, e.search_freq
 """
 # Search's corpus statistics per project, kept beside the graph so a search need not scan.
 UPDATE_CORPUS = """
@@ -108,9 +144,13 @@ WITH count(e.search_len) AS rows, coalesce(sum(e.search_len), 0) AS tokens
 MERGE (c:ApiAtlasCorpus {project: $project})
 SET c.rows = rows, c.tokens = tokens
 """
+# A project's revision token (KnowledgeGraphStore.revision); it outlives delete_project.
+SET_REVISION = "MERGE (r:ApiAtlasRevision {project: $project}) SET r.revision = $revision"
+REVISION = "OPTIONAL MATCH (r:ApiAtlasRevision {project: $project}) RETURN r.revision AS revision"
 DELETE_PROJECT = (
     "MATCH (n:ApiAtlas {project: $project}) DETACH DELETE n",
     "MATCH (c:ApiAtlasCorpus {project: $project}) DELETE c",
+    "MATCH (t:ApiAtlasTerm {project: $project}) DELETE t",
     "MATCH (m:ApiAtlasMemory {project: $project}) DETACH DELETE m",
 )
 
@@ -206,39 +246,39 @@ RETURN DISTINCT startNode(r).key AS src, type(r) AS type, endNode(r).key AS dst,
        properties(r) AS props
 """
 
-# Search in one round trip. Lucene finds the candidates; each gets the weights of the query's
-# terms only ($needles, one per phrase: `"term": ` as it appears in the search_freq JSON;
-# absent means 0.0). Returned: the corpus statistics, the number of candidates each phrase hits
-# (for the idfs), the $top best candidates in $scope by this query's own bm25 with what the
-# store needs to re-score them and their EndpointRef props, and `cut`, the score of the next one.
-# The store re-scores exactly in Python (Java's log may differ from C's in the last bit) and runs
-# the query again with a larger $top in the rare case a near-tie straddles the cut.
+# Search in one round trip. An index seek per query term ($terms, one per phrase, repeats kept)
+# reads its posting lists in the project (one per API scope); their sizes give each phrase's
+# number of hits (for the idfs). The postings in $scope are summed per endpoint with this query's
+# own bm25, and the $top best come back with what the store needs to re-score them (their
+# [phrase index, weight] pairs and length) and their EndpointRef props, plus `cut`, the score of
+# the next one. The store re-scores exactly in Python (Java's log may differ from C's in the last
+# bit) and runs the query again with a larger $top in the rare case a near-tie straddles the cut.
 SEARCH = f"""
 MATCH (c:ApiAtlasCorpus {{project: $project}})
-CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $query) YIELD node
-WITH c, node WHERE node.project = $project
-WITH c, node, [needle IN $needles |
-  CASE WHEN node.search_freq CONTAINS needle
-    THEN toFloat(split(split(split(node.search_freq, needle)[1], ',')[0], '}}')[0])
-    ELSE 0.0 END] AS f
-WITH c, collect({{node: node, f: f}}) AS hits
-WITH c, hits, toFloat(c.tokens) / toFloat(c.rows) AS avgdl,
-  [i IN range(0, size($needles) - 1) | size([h IN hits WHERE h.f[i] > 0.0])] AS nhit
-WITH c, hits, avgdl, nhit, [n IN nhit | log((c.rows - n + 0.5) / (n + 0.5))] AS raw
-WITH c, hits, avgdl, nhit, [x IN raw | CASE WHEN x > 0.0 THEN x ELSE 1.0e-6 END] AS idf
-UNWIND hits AS h
-WITH c, avgdl, idf, nhit, h.node AS n, h.f AS f
-WHERE $scope IS NULL OR n.scope = $scope
-WITH c, nhit, n, f, reduce(s = 0.0, i IN range(0, size(idf) - 1) |
-  s + idf[i] * ((f[i] * ($k1 + 1.0)) / (f[i] + $k1 * (1 - $b + $b * toFloat(n.search_len) / avgdl)))
-) AS approx
-ORDER BY approx DESC, n.key
-WITH c, nhit, collect([n, f, approx]) AS ranked
-WITH c, nhit, ranked[$top][2] AS cut, ranked[0..$top] AS best
+WITH c, toFloat(c.tokens) / toFloat(c.rows) AS avgdl
+UNWIND range(0, size($terms) - 1) AS i
+OPTIONAL MATCH (t:ApiAtlasTerm {{project: $project, term: $terms[i]}})
+WITH c, avgdl, i, collect(t) AS ts
+WITH c, avgdl, collect({{i: i, ts: ts, n: reduce(n = 0, t IN ts | n + size(t.keys))}}) AS per
+WITH c, avgdl, per, [p IN per | p.n] AS nhit
+WITH c, avgdl, per, nhit, [n IN nhit | log((c.rows - n + 0.5) / (n + 0.5))] AS raw
+WITH c, avgdl, per, nhit, [x IN raw | CASE WHEN x > 0.0 THEN x ELSE 1.0e-6 END] AS idf
+UNWIND per AS p
+UNWIND p.ts AS t
+WITH c, avgdl, nhit, idf[p.i] AS idf, p.i AS i, t
+WHERE $scope IS NULL OR t.scope = $scope
+WITH c, avgdl, nhit, idf, i, t.keys AS keys, t.weights AS ws, t.lens AS ls
+UNWIND range(0, size(keys) - 1) AS j
+WITH c, nhit, keys[j] AS key, ls[j] AS len, [i, ws[j]] AS f,
+  idf * ((ws[j] * ($k1 + 1.0)) / (ws[j] + $k1 * (1 - $b + $b * toFloat(ls[j]) / avgdl))) AS part
+WITH c, nhit, key, len, collect(f) AS f, sum(part) AS approx
+ORDER BY approx DESC, key
+WITH c, nhit, collect([key, f, len, approx]) AS ranked
+WITH c, nhit, ranked[$top][3] AS cut, ranked[0..$top] AS best
 UNWIND best AS x
-WITH c, nhit, cut, x[0] AS n, x[1] AS f
+MATCH (n:ApiAtlas {{project: $project, key: x[0]}}) USING INDEX n:ApiAtlas(project, key)
 RETURN c.rows AS rows, c.tokens AS tokens, nhit, cut,
-  collect([n.key, f, n.search_len, n {_REF_PROPS}]) AS top
+  collect([x[0], x[1], x[2], n {_REF_PROPS}]) AS top
 """
 
 RESOURCES = """

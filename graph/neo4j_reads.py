@@ -28,14 +28,12 @@ from apiatlas.graph.model import (
     ResourceInfo,
 )
 from apiatlas.graph.neo4j_search import (
-    SEARCH_FIELDS,
+    SEARCH_LEN,
     B,
     K1,
     Fts5Tokenizer,
     bm25_idfs,
     bm25_score,
-    freq_needle,
-    lucene_query,
     query_phrases,
 )
 from apiatlas.graph.records import endpoint_detail, endpoint_ref
@@ -47,7 +45,7 @@ Plan = Generator[Step, Rows, T]
 """A read: yields Cypher steps, is sent each step's records, returns the result."""
 
 INT64_MAX = 2**63 - 1
-RESERVED = frozenset({"project", "key", "scope", "hash", "json_props", *SEARCH_FIELDS})
+RESERVED = frozenset({"project", "key", "scope", "hash", "json_props", SEARCH_LEN})
 # Candidates beyond the limit the search fetches, so the exact re-ranking has room to reorder
 # the server's near-ties; and how far the server's bm25 may be from the exact one, relatively.
 _PREFETCH_MARGIN = 10
@@ -120,6 +118,12 @@ def nodes(project: str, label: NodeLabel, scope: str | None) -> Plan[list[Node]]
     else:
         rows = yield q.NODES_BY_LABEL_SCOPE, {"project": project, "label": label, "scope": scope}
     return [_node(r) for r in rows]
+
+
+def revision(project: str) -> Plan[str]:
+    """See :meth:`KnowledgeGraphStore.revision`."""
+    rows = yield q.REVISION, {"project": project}
+    return str(rows[0]["revision"] or "") if rows else ""
 
 
 def scopes(project: str) -> Plan[list[str]]:
@@ -225,17 +229,16 @@ def search(
 ) -> Plan[list[EndpointRef]]:
     """See :meth:`KnowledgeGraphStore.search`; one round trip (two on a near-tie at the cut).
 
-    Lucene finds every endpoint sharing a stemmed word with the query (the words are escaped
-    and bound, never parsed as Lucene syntax). The server ranks them by bm25 and returns the
-    best; they are re-scored here with the embedded store's exact formula (see
-    :data:`neo4j_queries.SEARCH`), so both backends return the same ranking and scores.
+    The server reads the posting lists of the question's stemmed terms (bound as parameters,
+    never parsed as query syntax), ranks the endpoints by bm25 and returns the best; they are
+    re-scored here with the embedded store's exact formula (see :data:`neo4j_queries.SEARCH`),
+    so both backends return the same ranking and scores.
     """
     phrases = query_phrases(tokenizer, text)
     if not phrases or limit <= 0:
         return []
-    params = {"project": project, "query": lucene_query(phrases), "k1": K1, "b": B,
-              "scope": f"api:{api}" if api is not None else None,
-              "needles": [freq_needle(t) for t in phrases], "top": limit + _PREFETCH_MARGIN}  # fmt: skip
+    params = {"project": project, "terms": phrases, "k1": K1, "b": B,
+              "scope": f"api:{api}" if api is not None else None, "top": limit + _PREFETCH_MARGIN}  # fmt: skip
     while True:
         rows = yield q.SEARCH, params
         if not rows:
@@ -243,8 +246,12 @@ def search(
         found = rows[0]
         idfs = bm25_idfs(found["rows"], found["nhit"])
         avgdl = float(found["tokens"]) / float(found["rows"])
-        scored = [(bm25_score(f, length, idfs, avgdl), key, props)
-                  for key, f, length, props in found["top"] if any(w > 0.0 for w in f)]  # fmt: skip
+        scored = []
+        for key, pairs, length, props in found["top"]:
+            weights = [0.0] * len(phrases)
+            for i, weight in pairs:
+                weights[i] = weight
+            scored.append((bm25_score(weights, length, idfs, avgdl), key, props))
         scored.sort(key=lambda s: (-s[0], s[1]))
         best = scored[:limit]
         cut = found["cut"]

@@ -2,9 +2,13 @@
 
 The embedded store ranks with SQLite FTS5's ``bm25()`` over five weighted columns, with words cut
 and stemmed by FTS5's ``porter unicode61`` tokenizer. To give the same answers on Neo4j, the
-Neo4j store keeps each endpoint's stemmed words (for Lucene to find candidates) and its weighted
-term frequencies (for :func:`bm25_score` to score them). Stemming uses the very same FTS5
-tokenizer, in a private in-memory SQLite database, so no second stemmer can disagree with it.
+Neo4j store keeps an inverted index beside the graph: one ``:ApiAtlasTerm`` node per (project,
+API scope, stemmed term) holding the posting list of the endpoints that use the term, each with
+its weighted term frequency and its length in tokens. A search reads only the posting lists of
+the question's terms (an index seek each) and scores them with FTS5's formula; Lucene cannot
+return per-term weights, and reading each candidate endpoint's own term statistics instead was
+the slow part of the query. Stemming uses the very same FTS5 tokenizer, in a private in-memory
+SQLite database, so no second stemmer can disagree with it.
 
 One deliberate difference: FTS5 takes its corpus statistics from the whole SQLite file (every
 project), Neo4j from the project searched, so one project's ranking never depends on another's.
@@ -13,35 +17,21 @@ They agree whenever the SQLite file holds one project.
 
 from __future__ import annotations
 
-import json
 import math
-import re
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from apiatlas.graph import neo4j_queries as q
 from apiatlas.graph.records import fts_query, search_columns
 
-# Node properties the store writes: five word columns (the full-text index), then the
-# weighted term frequencies (JSON) and the row length in tokens.
-SEARCH_FIELDS = (
-    "search_path",
-    "search_operation",
-    "search_summary",
-    "search_description",
-    "search_resource",
-    "search_freq",
-    "search_len",
-)
+SEARCH_LEN = "search_len"
+"""The endpoint property holding its length in tokens (the corpus statistics sum it)."""
 # The embedded store's bm25 column weights (sqlite_queries.FTS_SEARCH), same column order.
 WEIGHTS = (3.0, 3.0, 4.0, 1.0, 5.0)
 K1, B = 1.2, 0.75
-# search_freq is JSON with these separators: the search query finds a term's weight in it as the
-# text after `"term": ` (see freq_needle), so the format is part of the stored contract.
-_FREQ_SEPARATORS = (", ", ": ")
-_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 
 
 class Fts5Tokenizer:
@@ -65,36 +55,56 @@ class Fts5Tokenizer:
         return out
 
 
-def search_fields(
+@dataclass
+class ScopeIndex:
+    """The search index of one API scope: endpoint lengths and the posting list of each term.
+
+    Attributes:
+        lengths: Endpoint key -> its length in tokens.
+        postings: Term -> (endpoint keys, their weighted term frequencies), keys sorted.
+    """
+
+    lengths: dict[str, int] = field(default_factory=dict)
+    postings: dict[str, tuple[list[str], list[float]]] = field(default_factory=dict)
+
+    def term_rows(self) -> list[dict[str, Any]]:
+        """The ``:ApiAtlasTerm`` rows of :data:`neo4j_queries.CREATE_TERMS`, sorted by term."""
+        return [
+            {"term": term, "keys": keys, "weights": weights,
+             "lens": [self.lengths[k] for k in keys]}  # fmt: skip
+            for term, (keys, weights) in sorted(self.postings.items())
+        ]
+
+
+def scope_index(
     tokenizer: Fts5Tokenizer,
     endpoints: Mapping[str, Mapping[str, Any]],
     resources: Mapping[str, Mapping[str, Any]],
-) -> dict[str, dict[str, Any]]:
-    """Endpoint key -> the :data:`SEARCH_FIELDS` properties for one scope's endpoints.
+) -> ScopeIndex:
+    """The :class:`ScopeIndex` of one scope's endpoints.
 
     Args:
         tokenizer: The shared FTS5 tokenizer.
         endpoints: Key -> props of the scope's endpoints.
         resources: Key -> props of the scope's resources (their names are searchable).
     """
-    keys = list(endpoints)
+    keys = sorted(endpoints)
     columns = [
         search_columns(endpoints[k], resources.get(endpoints[k].get("resource", ""), {}))
         for k in keys
     ]
-    out: dict[str, dict[str, Any]] = {}
+    index = ScopeIndex()
     for key, terms in zip(keys, tokenizer.tokenize(columns), strict=True):
         freq: dict[str, float] = {}
         for weight, words in zip(WEIGHTS, terms, strict=True):
             for word in words:
                 freq[word] = freq.get(word, 0.0) + weight
-        fields: dict[str, Any] = {
-            name: " ".join(words) for name, words in zip(SEARCH_FIELDS, terms, strict=False)
-        }
-        fields["search_freq"] = json.dumps(freq, sort_keys=True, separators=_FREQ_SEPARATORS)
-        fields["search_len"] = sum(len(words) for words in terms)
-        out[key] = fields
-    return out
+        index.lengths[key] = sum(len(words) for words in terms)
+        for term, weight in freq.items():
+            posting = index.postings.setdefault(term, ([], []))
+            posting[0].append(key)
+            posting[1].append(weight)
+    return index
 
 
 def query_phrases(tokenizer: Fts5Tokenizer, text: str) -> list[str]:
@@ -109,16 +119,6 @@ def query_phrases(tokenizer: Fts5Tokenizer, text: str) -> list[str]:
         return []
     raw = [token[1:-1] for token in match.split(" OR ")]  # fts_query quotes bare tokens
     return [cols[0][0] for cols in tokenizer.tokenize([(t,) for t in raw]) if len(cols[0]) == 1]
-
-
-def freq_needle(term: str) -> str:
-    """The text that precedes ``term``'s weight in a ``search_freq`` JSON object."""
-    return json.dumps(term) + _FREQ_SEPARATORS[1]
-
-
-def lucene_query(phrases: Sequence[str]) -> str:
-    """A Lucene query matching any of the terms, with every Lucene metacharacter escaped."""
-    return " OR ".join(_LUCENE_SPECIAL.sub(r"\\\1", t) for t in dict.fromkeys(phrases))
 
 
 def bm25_idfs(rows: int, n_hits: Sequence[int]) -> list[float]:

@@ -35,9 +35,9 @@ from apiatlas.graph.model import (
 from apiatlas.graph import neo4j_reads as reads
 from apiatlas.graph.neo4j_async import Neo4jAsyncReads
 from apiatlas.graph.neo4j_reads import DRIVER_ERRORS, DRIVER_OPTIONS, RESERVED, Plan, decode
-from apiatlas.graph.neo4j_search import Fts5Tokenizer, search_fields
+from apiatlas.graph.neo4j_search import Fts5Tokenizer, scope_index
 from apiatlas.graph.neo4j_memory_links import Neo4jMemoryLinks, sync_links
-from apiatlas.graph.records import canonical
+from apiatlas.graph.records import canonical, new_revision
 
 T = TypeVar("T")
 _CHUNK = 2000
@@ -110,6 +110,10 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
             for statement in q.SCHEMA:
                 self._driver.execute_query(statement, database_=database)
             self._driver.execute_query(q.AWAIT_INDEXES, {"seconds": 300}, database_=database)
+            self._upgrade_search_index()
+        except StoreError:
+            self.close()
+            raise
         except AuthError as e:
             self.close()
             raise StoreError(
@@ -124,6 +128,29 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
         except (Neo4jError, DriverError, ValueError) as e:
             self.close()
             raise StoreError(f"cannot open the Neo4j graph store at {uri}: {e}") from e
+
+    def _upgrade_search_index(self) -> None:
+        """Re-index every scope of a graph written before the current search index (once).
+
+        One write transaction: a graph from an older apiatlas is searchable as soon as it is
+        opened, and a failure leaves it as it was.
+        """
+        assert self._driver is not None
+        found = self._driver.execute_query(q.SEARCH_INDEX_VERSION_READ, database_=self.database)
+        version = found.records[0]["version"] if found.records else None
+        if version is not None and version >= q.SEARCH_INDEX_VERSION:
+            return
+
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            for row in tx.run(q.ENDPOINT_SCOPES).data():
+                self._reindex(tx, row["project"], row["scope"])
+            tx.run(q.DROP_LEGACY_SEARCH_FIELDS).consume()
+            tx.run(q.SEARCH_INDEX_VERSION_SET, {"version": q.SEARCH_INDEX_VERSION}).consume()
+
+        try:
+            self._session(work, write=True)
+        except StoreError as e:
+            raise StoreError(f"upgrading the search index of the graph at {self.uri} failed: {e}") from e
 
     def _session(self, work: Callable[[neo4j.ManagedTransaction], T], *, write: bool) -> T:
         if self._driver is None:
@@ -154,16 +181,24 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
         """See :meth:`KnowledgeGraphStore.apply`."""
 
         def work(tx: neo4j.ManagedTransaction) -> ChangeSummary:
-            summary, touched = ChangeSummary(), set[tuple[str, str]]()
+            summary, touched, changed = ChangeSummary(), set[tuple[str, str]](), set[str]()
             for batch in batches:
-                summary += self._apply_nodes(tx, batch, touched)
+                part = self._apply_nodes(tx, batch, touched)
+                summary += part
+                if part.changed:
+                    changed.add(batch.project)
             for batch in batches:
-                summary += self._apply_edges(tx, batch)
+                part = self._apply_edges(tx, batch)
+                summary += part
+                if part.changed:
+                    changed.add(batch.project)
             for project, scope in sorted(touched):
                 self._reindex(tx, project, scope)
             for project in sorted({project for project, _ in touched}):
                 tx.run(q.UPDATE_CORPUS, {"project": project}).consume()
                 sync_links(tx, project)  # memories' ABOUT links to endpoints that came back
+            for project in sorted(changed):
+                tx.run(q.SET_REVISION, {"project": project, "revision": new_revision()}).consume()
             return summary
 
         try:
@@ -253,7 +288,7 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
         )
 
     def _reindex(self, tx: neo4j.ManagedTransaction, project: str, scope: str) -> None:
-        """Recompute the search fields of the scope's endpoints (resource names included)."""
+        """Rebuild the scope's search index: its endpoints' lengths and its term posting lists."""
 
         def scoped(label: str) -> list[dict[str, Any]]:
             params = {"project": project, "scope": scope, "label": label}
@@ -261,10 +296,14 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
 
         resources = {r["key"]: decode(r["props"]) for r in scoped("Resource")}
         endpoints = {r["key"]: decode(r["props"]) for r in scoped("Endpoint")}
-        fields = search_fields(self._tokenizer, endpoints, resources)
-        rows = [{"key": key, "fields": f} for key, f in fields.items()]
-        for chunk in _chunks(rows):
-            tx.run(q.SET_SEARCH_FIELDS, {"project": project, "rows": chunk}).consume()
+        index = scope_index(self._tokenizer, endpoints, resources)
+        lengths = [{"key": key, "len": length} for key, length in index.lengths.items()]
+        for chunk in _chunks(lengths):
+            tx.run(q.SET_SEARCH_LEN, {"project": project, "rows": chunk}).consume()
+        params = {"project": project, "scope": scope}
+        tx.run(q.DELETE_SCOPE_TERMS, params).consume()
+        for chunk in _chunks(index.term_rows()):
+            tx.run(q.CREATE_TERMS, {**params, "rows": chunk}).consume()
 
     # -- reads (the plans in apiatlas.graph.neo4j_reads; the async twins in Neo4jAsyncReads) --
 
@@ -306,6 +345,10 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
         """See :meth:`KnowledgeGraphStore.search` and :func:`neo4j_reads.search`."""
         return self._run(reads.search(self._tokenizer, project, text, api, limit))
 
+    def revision(self, project: str) -> str:
+        """See :meth:`KnowledgeGraphStore.revision`."""
+        return self._run(reads.revision(project))
+
     def resources(self, project: str, *, api: str | None = None) -> list[ResourceInfo]:
         """See :meth:`KnowledgeGraphStore.resources`."""
         return self._run(reads.resources(project, api))
@@ -320,6 +363,7 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
         def work(tx: neo4j.ManagedTransaction) -> None:
             for statement in q.DELETE_PROJECT:
                 tx.run(statement, {"project": project}).consume()
+            tx.run(q.SET_REVISION, {"project": project, "revision": new_revision()}).consume()
 
         self._session(work, write=True)
 

@@ -4,6 +4,7 @@ searchable. Written once here so the SQLite and Neo4j stores cannot drift apart.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,6 +19,11 @@ _MAX_QUERY_TOKENS = 32
 
 Linked = Sequence[tuple[str, Mapping[str, Any]]]
 """``(node key, node props)`` pairs reached over one edge type."""
+
+
+def new_revision() -> str:
+    """A fresh :meth:`~apiatlas.graph.store.KnowledgeGraphStore.revision` token."""
+    return uuid.uuid4().hex
 
 
 def canonical(value: Any) -> str:

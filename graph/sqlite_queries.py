@@ -43,6 +43,10 @@ CREATE TABLE IF NOT EXISTS memory_refs (
     match     TEXT NOT NULL,
     PRIMARY KEY (project, memory_id, ref)
 );
+CREATE TABLE IF NOT EXISTS revisions (
+    project  TEXT PRIMARY KEY,
+    revision TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS memory_refs_by_match ON memory_refs (project, kind, match);
 CREATE INDEX IF NOT EXISTS endpoints_by_signature
     ON nodes (project, json_extract(props, '$.method'), json_extract(props, '$.path'))
@@ -145,6 +149,11 @@ WHERE label = 'Api' AND (? IS NULL OR project = ?) ORDER BY 1
 STATS_NODES = "SELECT label, COUNT(*) FROM nodes WHERE (? IS NULL OR project = ?) GROUP BY label"
 STATS_EDGES = "SELECT type, COUNT(*) FROM edges WHERE (? IS NULL OR project = ?) GROUP BY type"
 
+REVISION = "SELECT revision FROM revisions WHERE project = ?"
+SET_REVISION = (
+    "INSERT INTO revisions (project, revision) VALUES (?, ?) "
+    "ON CONFLICT (project) DO UPDATE SET revision = excluded.revision"
+)
 DELETE_PROJECT = (
     "DELETE FROM endpoint_fts WHERE project = ?",
     "DELETE FROM edges WHERE project = ?",

@@ -38,6 +38,7 @@ from apiatlas.graph.records import (
     endpoint_detail,
     endpoint_ref,
     fts_query,
+    new_revision,
     search_columns,
 )
 from apiatlas.graph.store import KnowledgeGraphStore
@@ -83,13 +84,21 @@ class SqliteGraphStore(KnowledgeGraphStore):
         with self._read() as conn:
             conn.execute(q.BEGIN)
             try:
-                summary, touched = ChangeSummary(), set()
+                summary, touched, changed = ChangeSummary(), set(), set()
                 for batch in batches:
-                    summary += self._apply_nodes(conn, batch, touched)
+                    part = self._apply_nodes(conn, batch, touched)
+                    summary += part
+                    if part.changed:
+                        changed.add(batch.project)
                 for batch in batches:
-                    summary += self._apply_edges(conn, batch)
+                    part = self._apply_edges(conn, batch)
+                    summary += part
+                    if part.changed:
+                        changed.add(batch.project)
                 for project, scope in sorted(touched):
                     self._reindex(conn, project, scope)
+                for project in sorted(changed):
+                    conn.execute(q.SET_REVISION, (project, new_revision()))
                 conn.execute(q.COMMIT)
                 return summary
             except Exception as e:
@@ -307,6 +316,12 @@ class SqliteGraphStore(KnowledgeGraphStore):
             rows = conn.execute(q.FTS_SEARCH, (match, project, scope, scope, limit)).fetchall()
         return [endpoint_ref(k, json.loads(p), score=-rank) for k, p, rank in rows]
 
+    def revision(self, project: str) -> str:
+        """See :meth:`KnowledgeGraphStore.revision`."""
+        with self._read() as conn:
+            row = conn.execute(q.REVISION, (project,)).fetchone()
+        return str(row[0]) if row else ""
+
     def resources(self, project: str, *, api: str | None = None) -> list[ResourceInfo]:
         """See :meth:`KnowledgeGraphStore.resources`."""
         with self._read() as conn:
@@ -340,6 +355,7 @@ class SqliteGraphStore(KnowledgeGraphStore):
             try:
                 for statement in q.DELETE_PROJECT:
                     conn.execute(statement, (project,))
+                conn.execute(q.SET_REVISION, (project, new_revision()))
                 conn.execute(q.COMMIT)
             except sqlite3.Error as e:
                 conn.execute(q.ROLLBACK)

@@ -87,6 +87,16 @@ class KnowledgeGraphStore(ABC):
         """Every resource with its aliases."""
 
     @abstractmethod
+    def revision(self, project: str) -> str:
+        """An opaque token that changes whenever the project's graph changes.
+
+        Every :meth:`apply` that changes something in the project, and :meth:`delete_project`,
+        gives it a value it never had before; reads and no-op applies leave it alone. ``""``
+        until the first change. It lives in the store, so a cache keyed on it (the retriever's
+        resource list) also notices ingests made by other processes.
+        """
+
+    @abstractmethod
     def stats(self, project: str | None = None) -> GraphStats:
         """Node counts per label and edge counts per type (all projects when ``None``)."""
 
@@ -190,6 +200,10 @@ class KnowledgeGraphStore(ABC):
     async def aresources(self, project: str, *, api: str | None = None) -> list[ResourceInfo]:
         """Async :meth:`resources`."""
         return await asyncio.to_thread(self.resources, project, api=api)
+
+    async def arevision(self, project: str) -> str:
+        """Async :meth:`revision`."""
+        return await asyncio.to_thread(self.revision, project)
 
     async def aclose(self) -> None:
         """Release what the async methods hold for the running event loop. Safe to call twice.

@@ -64,15 +64,32 @@ class GraphLookup(BaseModel):
 class _MatcherCache:
     """One :class:`ResourceMatcher` per (project, api), rebuilt when the resources change.
 
-    The key includes a fingerprint of the resources, so an ingest that adds, removes or renames
-    resources (or aliases) invalidates the cached embeddings without anyone having to tell us.
+    The resource list is read again only when the store's revision of the project moved (one
+    cheap query instead of the whole list, on every question). The matchers are keyed by a
+    fingerprint of the resources, so an ingest that adds, removes or renames resources (or
+    aliases) invalidates the cached embeddings without anyone having to tell us.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._resources: dict[tuple[str, str | None], tuple[str, list[ResourceInfo]]] = {}
         self._cache: dict[tuple[str, str | None], tuple[str, ResourceMatcher]] = {}
         self._vocab: dict[tuple[str, str | None], tuple[str, Vocabulary]] = {}
         self._names: dict[tuple[str, str | None], tuple[str, frozenset[str]]] = {}
+
+    def resources(
+        self, store: KnowledgeGraphStore, project: str, api: str | None
+    ) -> list[ResourceInfo]:
+        """The resources of the project (or one API), cached until the project's revision moves."""
+        revision = store.revision(project)  # read first: a later ingest can only bump it again
+        with self._lock:
+            hit = self._resources.get((project, api))
+            if revision and hit is not None and hit[0] == revision:
+                return hit[1]
+        resources = store.resources(project, api=api)
+        with self._lock:
+            self._resources[(project, api)] = (revision, resources)
+        return resources
 
     def get(
         self, project: str, api: str | None, resources: list[ResourceInfo], embeddings: Embeddings
@@ -87,6 +104,13 @@ class _MatcherCache:
             self._cache[(project, api)] = (digest, matcher)
         return matcher
 
+    def _version(self, project: str, api: str | None, resources: list[ResourceInfo]) -> str:
+        """The revision the resources were read at, plus their fingerprint (the vocabulary and
+        the API names come from more than the resources, so they follow the revision)."""
+        with self._lock:
+            hit = self._resources.get((project, api))
+        return f"{hit[0] if hit else ''}:{_digest(resources)}"
+
     def vocabulary(
         self,
         store: KnowledgeGraphStore,
@@ -95,7 +119,7 @@ class _MatcherCache:
         resources: list[ResourceInfo],
     ) -> Vocabulary:
         """The project's vocabulary, rebuilt with the matcher (when the resources change)."""
-        digest = _digest(resources)
+        digest = self._version(project, api, resources)
         with self._lock:
             hit = self._vocab.get((project, api))
             if hit is not None and hit[0] == digest:
@@ -113,7 +137,7 @@ class _MatcherCache:
         resources: list[ResourceInfo],
     ) -> frozenset[str]:
         """Words of the APIs' own names and titles ("parcelroute"), minus generic words."""
-        digest = _digest(resources)
+        digest = self._version(project, api, resources)
         with self._lock:
             hit = self._names.get((project, api))
             if hit is not None and hit[0] == digest:
@@ -130,7 +154,7 @@ class _MatcherCache:
 
     def invalidate(self, project: str | None = None) -> None:
         with self._lock:
-            for cache in (self._cache, self._vocab, self._names):
+            for cache in (self._resources, self._cache, self._vocab, self._names):
                 for key in [k for k in cache if project is None or k[0] == project]:
                     del cache[key]
 
@@ -171,12 +195,12 @@ class KnowledgeGraphRetriever(BaseRetriever):
 
     def vocabulary(self, project: str, api: str | None = None) -> Vocabulary:
         """The words the project's specs and guide titles use (cached per project and API)."""
-        resources = self.store.resources(project, api=api)
+        resources = self.matchers.resources(self.store, project, api)
         return self.matchers.vocabulary(self.store, project, api, resources)
 
     def api_names(self, project: str, api: str | None = None) -> frozenset[str]:
         """Words of the APIs' own names and titles (cached per project and API)."""
-        resources = self.store.resources(project, api=api)
+        resources = self.matchers.resources(self.store, project, api)
         return self.matchers.api_names(self.store, project, api, resources)
 
     def analyse(self, question: str, *, project: str, api: str | None = None) -> Intent:
@@ -203,7 +227,7 @@ class KnowledgeGraphRetriever(BaseRetriever):
             intent: A precomputed analysis of ``question`` (analysed here when omitted).
         """
         intent = intent or self.analyse(question, project=project, api=api)
-        resources = self.store.resources(project, api=api)
+        resources = self.matchers.resources(self.store, project, api)
         matcher = self.matchers.get(project, api, resources, self.embeddings)
         names = {*intent.names, *self.matchers.api_names(self.store, project, api, resources)}
         matches = matcher.match(intent.resource_terms, names=names)

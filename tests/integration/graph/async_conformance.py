@@ -46,6 +46,8 @@ class AsyncStoreConformance:
         )
         assert await store.afind_endpoints(P, api="ship", limit=3) == store.find_endpoints(P, api="ship", limit=3)
         assert await store.aresources(P, api="ship") == store.resources(P, api="ship")
+        assert await store.arevision(P) == store.revision(P) != ""
+        assert await store.arevision("other") == ""
         assert await store.anodes(P, "Endpoint") == store.nodes(P, "Endpoint")
         assert await store.anodes(P, "DocSection", scope="docs:guide") == store.nodes(P, "DocSection", scope="docs:guide")
         # Scoped to the project like every sync read.

@@ -299,6 +299,34 @@ class StoreConformance(MemoryLinkConformance):
         assert len(wider.nodes) > len(hood.nodes)
         assert store.neighbourhood(P, "nope").nodes == []
 
+    def test_revision_changes_with_the_projects_graph_only(self, store: KnowledgeGraphStore) -> None:
+        assert store.revision("never-ingested") == ""
+        empty = store.revision(P)  # "" or, after a fixture's delete_project, that delete's
+        _load(store)
+        first = store.revision(P)
+        assert first not in ("", empty)
+        _load(store)  # no-op re-ingest
+        store.search(P, "location")
+        assert store.revision(P) == first
+        other = store.revision("b")
+        _load(store, "b", summary_override={"GET /v2/carriers": "Enumerate hauliers"})
+        assert store.revision(P) == first and store.revision("b") not in (other, first)
+        _load(store, summary_override={"GET /v2/carriers": "Enumerate hauliers"})
+        second = store.revision(P)
+        assert second not in ("", first)
+        ingest_graph(store, P, specs=[shipping_spec(drop={"GET /v2/shipments/{shipment_id}"})])
+        third = store.revision(P)
+        assert third not in (first, second)
+        store.delete_project(P)
+        deleted = store.revision(P)
+        assert deleted not in ("", first, second, third)
+        _load(store)  # the same graph as at `first`, but a new revision: caches must not revive
+        reloaded = store.revision(P)
+        assert reloaded not in (first, second, third, deleted)
+        with pytest.raises(StoreError):
+            store.apply([GraphBatch(project=P, scope="bad", nodes=[Node(key="x", label="Tag", props={"v": math.nan})])])
+        assert store.revision(P) == reloaded  # a failed apply changed nothing
+
     def test_stats(self, store: KnowledgeGraphStore) -> None:
         assert store.stats(P).nodes == {}
         _load(store)

@@ -16,7 +16,7 @@ from apiatlas.graph.neo4j_search import Fts5Tokenizer, bm25_idfs, bm25_score
 
 
 def _found(lengths: list[int], cut: float | None) -> dict[str, Any]:
-    top = [[f"k{i}", [4.0], length, {"method": "GET", "path": f"/p{i}"}] for i, length in enumerate(lengths)]
+    top = [[f"k{i}", [[0, 4.0]], length, {"method": "GET", "path": f"/p{i}"}] for i, length in enumerate(lengths)]
     return {"rows": 20, "tokens": 200, "nhit": [len(lengths)], "cut": cut, "top": top}
 
 
@@ -27,7 +27,7 @@ def _exact(length: int, hits: int) -> float:
 def test_one_round_trip_when_the_cut_is_clearly_lower() -> None:
     plan = search(Fts5Tokenizer(), "p", "locations", None, 2)
     query, params = next(plan)
-    assert query == q.SEARCH and params["needles"] == ['"locat": '] and params["top"] == 12
+    assert query == q.SEARCH and params["terms"] == ["locat"] and params["top"] == 12
     with pytest.raises(StopIteration) as done:
         plan.send([_found([12, 8, 10], cut=_exact(30, 3))])
     refs = done.value.value
