@@ -60,7 +60,7 @@ QUESTIONS = {
         "update a cart item",
     ),
 }
-REPEAT = 5
+REPEAT = 10
 REPO = Path(__file__).resolve().parent.parent
 Timing = dict[str, list[float]]
 
@@ -113,25 +113,41 @@ def postgres(home: Path) -> Iterator[str]:
 
 def graph_latency(
     shared: Path, stores: dict[str, KnowledgeGraphStore], embeddings: Embeddings
-) -> tuple[dict[str, Timing], dict[str, float]]:
-    """Per backend: lookup/search/trail latencies (warm), and Adobe admin ingest seconds."""
+) -> tuple[dict[str, Timing], dict[str, tuple[float, float]]]:
+    """Per backend: lookup/search/trail latencies, and Adobe admin ingest seconds (first, again)."""
     specs: dict[str, ApiSpec] = {}
     specs["square"] = load_openapi(shared / "square/spec/api.json")[0]
     specs["adobe"] = load_openapi(
         shared / "adobe-commerce/spec/src/openapi/admin-schema-2.4.8.yaml"
     )[0]
     timings: dict[str, Timing] = {}
-    ingest: dict[str, float] = {}
+    ingest: dict[str, tuple[float, float]] = {}
     for backend, store in stores.items():
         started = perf_counter()
         ingest_graph(store, "adobe", specs=[specs["adobe"]])
-        ingest[backend] = perf_counter() - started
+        first = perf_counter() - started
+        started = perf_counter()  # the same spec into a new project, on a warmed-up server
+        ingest_graph(store, "adobe-again", specs=[specs["adobe"]])
+        ingest[backend] = (first, perf_counter() - started)
+        store.delete_project("adobe-again")
         ingest_graph(store, "square", specs=[specs["square"]])
         retriever = KnowledgeGraphRetriever(store=store, embeddings=embeddings)
-        found: Timing = {"agent graph lookup": [], "search": [], "dependency trail": []}
+        found: Timing = {"agent graph lookup": [], "search": [], "dependency trail": [],
+                         "first pass after ingest: agent graph lookup": [],
+                         "first pass after ingest: search": []}  # fmt: skip
+        # A first pass over every question, timed apart: it fills the retriever's resource
+        # embeddings and lets the server plan its queries (and the JVM compile its code), so
+        # it shows what the first questions after an ingest cost; the rows below it are warm.
         for project, questions in QUESTIONS.items():
             for question in questions:
-                retriever.lookup(question, project=project)  # warm: resource embeddings cached
+                found["first pass after ingest: agent graph lookup"].append(
+                    _ms(lambda: retriever.lookup(question, project=project))
+                )
+                found["first pass after ingest: search"].append(
+                    _ms(lambda: store.search(project, question, limit=10))
+                )
+        for project, questions in QUESTIONS.items():
+            for question in questions:
                 for _ in range(REPEAT):
                     found["agent graph lookup"].append(
                         _ms(lambda: retriever.lookup(question, project=project))
@@ -205,8 +221,9 @@ def run(shared: Path) -> str:
                 for store in stores.values():
                     store.close()
             vectors = vector_latency(shared, home, pg_url, embeddings)
-    lines += ["| backend | Adobe admin graph ingest (594 ops), s |", "| --- | ---: |"]
-    lines += [f"| {name} | {seconds:.2f} |" for name, seconds in ingest.items()]
+    lines += ["| backend | Adobe admin graph ingest (594 ops): first after start, s | again, s |",
+              "| --- | ---: | ---: |"]  # fmt: skip
+    lines += [f"| {name} | {first:.2f} | {again:.2f} |" for name, (first, again) in ingest.items()]
     lines += ["", "| graph query (Square + Adobe, 16 questions) | runs | p50 ms | p95 ms |",
               "| --- | ---: | ---: | ---: |"]
     for backend, found in graph.items():

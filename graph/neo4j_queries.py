@@ -52,15 +52,21 @@ AWAIT_INDEXES = "CALL db.awaitIndexes($seconds)"
 # -- writes (all inside one write transaction per apply) -------------------------------------
 
 SCOPE_NODES = """
-MATCH (n:ApiAtlas {project: $project, scope: $scope}) USING INDEX n:ApiAtlas(project, scope)
+MATCH (n:ApiAtlas {project: $project, scope: $scope}) USING INDEX SEEK n:ApiAtlas(project, scope)
 RETURN n.key AS key, n.hash AS hash
 """
 NODE_META = """
 UNWIND $keys AS k
-MATCH (n:ApiAtlas {project: $project, key: k}) USING INDEX n:ApiAtlas(project, key)
+MATCH (n:ApiAtlas {project: $project, key: k}) USING INDEX SEEK n:ApiAtlas(project, key)
 RETURN n.key AS key, n.scope AS scope, n.hash AS hash
 """
-# SET n = ... replaces every property (stale props and search fields go); the label may change.
+# Nodes new to the project (the store has checked): no MERGE lookup, no labels to strip.
+INSERT_NODES = """
+UNWIND $rows AS row
+CREATE (n:ApiAtlas)
+SET n = row.props, n:$(row.label)
+"""
+# SET n = ... replaces every property (stale props go); the label may change.
 UPSERT_NODES = """
 UNWIND $rows AS row
 MERGE (n:ApiAtlas {project: $project, key: row.key})
@@ -72,7 +78,7 @@ SET n:$(row.label)
 # link is not a graph edge, so it goes uncounted (it comes back if the endpoint does).
 DELETE_NODES = """
 UNWIND $keys AS k
-MATCH (n:ApiAtlas {project: $project, key: k}) USING INDEX n:ApiAtlas(project, key)
+MATCH (n:ApiAtlas {project: $project, key: k}) USING INDEX SEEK n:ApiAtlas(project, key)
 OPTIONAL MATCH (n)-[r]-(:ApiAtlas)
 WITH collect(DISTINCT n) AS doomed, count(DISTINCT r) AS relationships
 FOREACH (n IN doomed | DETACH DELETE n)
@@ -87,8 +93,8 @@ RETURN a.key AS src, type(r) AS type, b.key AS dst, r.hash AS hash
 # Rows whose source or target node does not exist match nothing and are skipped.
 INSERT_EDGES = """
 UNWIND $rows AS row
-MATCH (a:ApiAtlas {project: $project, key: row.src}) USING INDEX a:ApiAtlas(project, key)
-MATCH (b:ApiAtlas {project: $project, key: row.dst}) USING INDEX b:ApiAtlas(project, key)
+MATCH (a:ApiAtlas {project: $project, key: row.src}) USING INDEX SEEK a:ApiAtlas(project, key)
+MATCH (b:ApiAtlas {project: $project, key: row.dst}) USING INDEX SEEK b:ApiAtlas(project, key)
 CREATE (a)-[r:$(row.type)]->(b)
 SET r = row.props
 RETURN count(r) AS created
@@ -96,24 +102,24 @@ RETURN count(r) AS created
 UPDATE_EDGES = """
 UNWIND $rows AS row
 MATCH (a:ApiAtlas {project: $project, key: row.src})-[r]->(b:ApiAtlas {project: $project, key: row.dst})
-USING INDEX a:ApiAtlas(project, key)
+USING INDEX SEEK a:ApiAtlas(project, key)
 WHERE type(r) = row.type AND r.scope = $scope
 SET r = row.props
 """
 DELETE_EDGES = """
 UNWIND $rows AS row
 MATCH (a:ApiAtlas {project: $project, key: row.src})-[r]->(b:ApiAtlas {project: $project, key: row.dst})
-USING INDEX a:ApiAtlas(project, key)
+USING INDEX SEEK a:ApiAtlas(project, key)
 WHERE type(r) = row.type AND r.scope = $scope
 DELETE r
 """
 SET_SEARCH_LEN = """
 UNWIND $rows AS row
-MATCH (n:ApiAtlas {project: $project, key: row.key}) USING INDEX n:ApiAtlas(project, key)
+MATCH (n:ApiAtlas {project: $project, key: row.key}) USING INDEX SEEK n:ApiAtlas(project, key)
 SET n.search_len = row.len
 """
 DELETE_SCOPE_TERMS = """
-MATCH (t:ApiAtlasTerm {project: $project, scope: $scope}) USING INDEX t:ApiAtlasTerm(project, scope)
+MATCH (t:ApiAtlasTerm {project: $project, scope: $scope}) USING INDEX SEEK t:ApiAtlasTerm(project, scope)
 DELETE t
 """
 CREATE_TERMS = """
@@ -139,7 +145,7 @@ REMOVE e.search_path, e.search_operation, e.search_summary, e.search_description
 """
 # Search's corpus statistics per project, kept beside the graph so a search need not scan.
 UPDATE_CORPUS = """
-OPTIONAL MATCH (e:Endpoint:ApiAtlas {project: $project}) USING INDEX e:Endpoint(project)
+OPTIONAL MATCH (e:Endpoint:ApiAtlas {project: $project}) USING INDEX SEEK e:Endpoint(project)
 WITH count(e.search_len) AS rows, coalesce(sum(e.search_len), 0) AS tokens
 MERGE (c:ApiAtlasCorpus {project: $project})
 SET c.rows = rows, c.tokens = tokens
@@ -158,12 +164,12 @@ DELETE_PROJECT = (
 
 _LABEL = "[l IN labels(n) WHERE l <> 'ApiAtlas'][0]"
 NODE = f"""
-MATCH (n:ApiAtlas {{project: $project, key: $key}}) USING INDEX n:ApiAtlas(project, key)
+MATCH (n:ApiAtlas {{project: $project, key: $key}}) USING INDEX SEEK n:ApiAtlas(project, key)
 RETURN n.key AS key, {_LABEL} AS label, properties(n) AS props
 """
 NODES = f"""
 UNWIND $keys AS k
-MATCH (n:ApiAtlas {{project: $project, key: k}}) USING INDEX n:ApiAtlas(project, key)
+MATCH (n:ApiAtlas {{project: $project, key: k}}) USING INDEX SEEK n:ApiAtlas(project, key)
 RETURN n.key AS key, {_LABEL} AS label, properties(n) AS props
 ORDER BY key
 """
@@ -173,7 +179,7 @@ RETURN n.key AS key, {_LABEL} AS label, properties(n) AS props
 ORDER BY key
 """
 NODES_BY_LABEL_SCOPE = f"""
-MATCH (n:ApiAtlas {{project: $project, scope: $scope}}) USING INDEX n:ApiAtlas(project, scope)
+MATCH (n:ApiAtlas {{project: $project, scope: $scope}}) USING INDEX SEEK n:ApiAtlas(project, scope)
 WHERE $label IN labels(n)
 RETURN n.key AS key, {_LABEL} AS label, properties(n) AS props
 ORDER BY key
@@ -191,7 +197,7 @@ _REF_PROPS = (
 )
 _REF = f"n {_REF_PROPS}"
 FIND_ENDPOINTS = f"""
-MATCH (n:Endpoint:ApiAtlas {{project: $project}}) USING INDEX n:Endpoint(project)
+MATCH (n:Endpoint:ApiAtlas {{project: $project}}) USING INDEX SEEK n:Endpoint(project)
 WHERE ($resource IS NULL OR n.resource = $resource)
   AND ($kind IS NULL OR n.kind = $kind)
   AND ($api IS NULL OR n.api = $api)
@@ -206,7 +212,7 @@ LIMIT $limit
 # An endpoint with its parameters, schemas and doc sections, and the fields of the request
 # schema (the first by key), in one round trip. Missing optional matches give null keys.
 GET_ENDPOINT = """
-MATCH (a:ApiAtlas {project: $project, key: $key}) USING INDEX a:ApiAtlas(project, key)
+MATCH (a:ApiAtlas {project: $project, key: $key}) USING INDEX SEEK a:ApiAtlas(project, key)
 WHERE a:Endpoint
 CALL (a) {
   OPTIONAL MATCH (a)-[r:HAS_PARAMETER|ACCEPTS|RETURNS]->(b:ApiAtlas)
@@ -229,7 +235,7 @@ RETURN properties(a) AS props, linked, docs, fields
 # bind a path length). Reachable sets are small (at most 13 nodes on Adobe Commerce admin), and
 # the planner walks them with a pruning BFS that visits each node once.
 DEPENDENCY_TRAIL = f"""
-MATCH (n:ApiAtlas {{project: $project, key: $key}}) USING INDEX n:ApiAtlas(project, key)
+MATCH (n:ApiAtlas {{project: $project, key: $key}}) USING INDEX SEEK n:ApiAtlas(project, key)
 CALL (n) {{
   MATCH (n)-[:REQUIRES*0..]->(m:ApiAtlas)
   WITH DISTINCT m
@@ -241,7 +247,7 @@ RETURN {_REF} AS props, edges
 TOUCHING_EDGES = """
 UNWIND $keys AS k
 MATCH (a:ApiAtlas {project: $project, key: k})-[r]-(:ApiAtlas)
-USING INDEX a:ApiAtlas(project, key)
+USING INDEX SEEK a:ApiAtlas(project, key)
 RETURN DISTINCT startNode(r).key AS src, type(r) AS type, endNode(r).key AS dst,
        properties(r) AS props
 """
@@ -258,6 +264,7 @@ MATCH (c:ApiAtlasCorpus {{project: $project}})
 WITH c, toFloat(c.tokens) / toFloat(c.rows) AS avgdl
 UNWIND range(0, size($terms) - 1) AS i
 OPTIONAL MATCH (t:ApiAtlasTerm {{project: $project, term: $terms[i]}})
+USING INDEX SEEK t:ApiAtlasTerm(project, term)
 WITH c, avgdl, i, collect(t) AS ts
 WITH c, avgdl, collect({{i: i, ts: ts, n: reduce(n = 0, t IN ts | n + size(t.keys))}}) AS per
 WITH c, avgdl, per, [p IN per | p.n] AS nhit
@@ -276,13 +283,13 @@ ORDER BY approx DESC, key
 WITH c, nhit, collect([key, f, len, approx]) AS ranked
 WITH c, nhit, ranked[$top][3] AS cut, ranked[0..$top] AS best
 UNWIND best AS x
-MATCH (n:ApiAtlas {{project: $project, key: x[0]}}) USING INDEX n:ApiAtlas(project, key)
+MATCH (n:ApiAtlas {{project: $project, key: x[0]}}) USING INDEX SEEK n:ApiAtlas(project, key)
 RETURN c.rows AS rows, c.tokens AS tokens, nhit, cut,
   collect([x[0], x[1], x[2], n {_REF_PROPS}]) AS top
 """
 
 RESOURCES = """
-MATCH (n:Resource:ApiAtlas {project: $project}) USING INDEX n:Resource(project)
+MATCH (n:Resource:ApiAtlas {project: $project}) USING INDEX SEEK n:Resource(project)
 WHERE $api IS NULL OR n.api = $api
 RETURN n.key AS key, properties(n) AS props
 ORDER BY key
@@ -342,7 +349,7 @@ RETURN m.id AS id, t.key AS key
 ABOUT_CREATE = """
 UNWIND $rows AS row
 MATCH (m:ApiAtlasMemory {project: $project, id: row.id})
-MATCH (t:ApiAtlas {project: $project, key: row.key}) USING INDEX t:ApiAtlas(project, key)
+MATCH (t:ApiAtlas {project: $project, key: row.key}) USING INDEX SEEK t:ApiAtlas(project, key)
 MERGE (m)-[r:ABOUT]->(t)
 SET r.project = $project
 """
@@ -357,18 +364,18 @@ DELETE r
 ENDPOINT_CANDIDATES = f"""
 UNWIND $probes AS p
 MATCH (n:Endpoint:ApiAtlas {{project: $project}})
-USING INDEX n:Endpoint(project, method, path)
+USING INDEX SEEK n:Endpoint(project, method, path)
 WHERE n.method = p.method AND n.path STARTS WITH p.prefix
   AND ($api IS NULL OR n.api = $api)
 RETURN p.signature AS signature, n.key AS key, {_REF} AS props
 """
 RESOURCE_NAMES = """
-MATCH (n:Resource:ApiAtlas {project: $project}) USING INDEX n:Resource(project)
+MATCH (n:Resource:ApiAtlas {project: $project}) USING INDEX SEEK n:Resource(project)
 RETURN n.key AS key, n {.name, .aliases, .json_props} AS props
 """
 MEMORIES_ABOUT = """
 UNWIND $keys AS k
-MATCH (e:ApiAtlas {project: $project, key: k}) USING INDEX e:ApiAtlas(project, key)
+MATCH (e:ApiAtlas {project: $project, key: k}) USING INDEX SEEK e:ApiAtlas(project, key)
 WHERE e:Endpoint
 OPTIONAL MATCH (e)<-[:ABOUT]-(m:ApiAtlasMemory {project: $project})
 WITH e, collect(m.id) AS direct

@@ -4,9 +4,12 @@ Nodes are ``:ApiAtlas:<Label>`` nodes with ``project``, ``key``, ``scope``, ``ha
 as properties (values Neo4j cannot hold, such as maps, nulls or mixed lists, are stored as
 canonical JSON strings and listed in ``json_props``). Edges are relationships of the model's types
 carrying ``project``, ``scope``, ``hash`` and their props. Each ``apply`` runs in one write
-transaction. Search finds candidates with a Lucene full-text index and ranks them with the exact
-bm25 formula of the embedded store's FTS5 index, so both backends rank alike. Project-memory
-links (``(:Memory)-[:ABOUT]->``) live in :mod:`apiatlas.graph.neo4j_memory_links`.
+transaction. Search reads per-term posting lists (``:ApiAtlasTerm`` nodes, rebuilt per API scope
+in the same transaction; see :mod:`apiatlas.graph.neo4j_search`) and ranks with the exact bm25
+formula of the embedded store's FTS5 index, so both backends rank alike. The full-text index
+``apiatlas_text`` over endpoint summaries, descriptions, operation ids and resource names is for
+people's own Cypher. Project-memory links (``(:Memory)-[:ABOUT]->``) live in
+:mod:`apiatlas.graph.neo4j_memory_links`.
 """
 
 from __future__ import annotations
@@ -221,7 +224,7 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
         }
         added = updated = unchanged = 0
         written: dict[str, tuple[str, str]] = {}
-        rows = []
+        inserts, updates = [], []
         for node in batch.nodes:
             digest = _digest(f"{node.label}\n{canonical(node.props)}")
             if node.key in old:
@@ -237,11 +240,13 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
                 updated += 1
                 touched.add((project, previous[0]))
             internal = {"project": project, "key": node.key, "scope": scope, "hash": digest}
-            rows.append({"key": node.key, "label": node.label, "props": _encode(node.props, internal)})
+            row = {"key": node.key, "label": node.label, "props": _encode(node.props, internal)}
+            (inserts if previous is None else updates).append(row)
             written[node.key] = (scope, digest)
             touched.add((project, scope))
-        for chunk in _chunks(rows):
-            tx.run(q.UPSERT_NODES, {"project": project, "rows": chunk}).consume()
+        for query, rows in ((q.INSERT_NODES, inserts), (q.UPSERT_NODES, updates)):
+            for chunk in _chunks(rows):
+                tx.run(query, {"project": project, "rows": chunk}).consume()
         stale = sorted(set(old) - {n.key for n in batch.nodes})
         edges_removed = 0
         if stale:

@@ -10,6 +10,7 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
 from apiatlas.graph.ingest import ingest_graph
+from apiatlas.graph.model import ResourceInfo
 from apiatlas.graph.sqlite_store import SqliteGraphStore
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.openapi import load_openapi
@@ -103,4 +104,41 @@ def test_resource_cache_follows_re_ingest(
         lookup = retriever.lookup("list all pallets", project=PROJECT)
         assert [p.signature for p in lookup.primary][:1] == ["GET /v2/shipments"]
     finally:
+        graph.close()
+
+
+class _CountingStore(SqliteGraphStore):
+    """The real SQLite store, counting how often the resource list is read."""
+
+    resource_reads = 0
+
+    def resources(self, project: str, *, api: str | None = None) -> list[ResourceInfo]:
+        self.resource_reads += 1
+        return super().resources(project, api=api)
+
+
+def test_resources_are_read_again_only_after_the_graph_changes(
+    tmp_path: Path, embeddings: Embeddings
+) -> None:
+    root = write_sample_api(tmp_path / "api")
+    spec_path = next(root.rglob("openapi.yaml"))
+    graph = _CountingStore(tmp_path / "graph.sqlite")
+    writer = SqliteGraphStore(tmp_path / "graph.sqlite")  # another process's connection
+    try:
+        ingest_graph(writer, PROJECT, specs=load_openapi(spec_path))
+        retriever = KnowledgeGraphRetriever(store=graph, embeddings=embeddings, project=PROJECT)
+        for question in ("list all shipments", "create a location", "list all pallets"):
+            retriever.lookup(question, project=PROJECT)
+        ingest_graph(writer, PROJECT, specs=load_openapi(spec_path))  # unchanged: a no-op
+        assert retriever.lookup("list all pallets", project=PROJECT).primary == []
+        assert graph.resource_reads == 1
+        spec_path.write_text(spec_path.read_text().replace(
+            "Shipments (also called parcels,", "Shipments (also called pallets, parcels,"
+        ))  # fmt: skip
+        ingest_graph(writer, PROJECT, specs=load_openapi(spec_path))
+        lookup = retriever.lookup("list all pallets", project=PROJECT)
+        assert [p.signature for p in lookup.primary][:1] == ["GET /v2/shipments"]
+        assert graph.resource_reads == 2
+    finally:
+        writer.close()
         graph.close()
