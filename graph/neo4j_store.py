@@ -40,7 +40,7 @@ from apiatlas.graph.neo4j_async import Neo4jAsyncReads
 from apiatlas.graph.neo4j_reads import DRIVER_ERRORS, DRIVER_OPTIONS, RESERVED, Plan, decode
 from apiatlas.graph.neo4j_search import Fts5Tokenizer, scope_index
 from apiatlas.graph.neo4j_memory_links import Neo4jMemoryLinks, sync_links
-from apiatlas.graph.records import canonical, new_revision
+from apiatlas.graph.records import apply_in_order, canonical, new_revision
 
 T = TypeVar("T")
 _CHUNK = 2000
@@ -184,17 +184,12 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
         """See :meth:`KnowledgeGraphStore.apply`."""
 
         def work(tx: neo4j.ManagedTransaction) -> ChangeSummary:
-            summary, touched, changed = ChangeSummary(), set[tuple[str, str]](), set[str]()
-            for batch in batches:
-                part = self._apply_nodes(tx, batch, touched)
-                summary += part
-                if part.changed:
-                    changed.add(batch.project)
-            for batch in batches:
-                part = self._apply_edges(tx, batch)
-                summary += part
-                if part.changed:
-                    changed.add(batch.project)
+            touched: set[tuple[str, str]] = set()
+            summary, changed = apply_in_order(
+                batches,
+                lambda batch: self._apply_nodes(tx, batch, touched),
+                lambda batch: self._apply_edges(tx, batch),
+            )
             for project, scope in sorted(touched):
                 self._reindex(tx, project, scope)
             for project in sorted({project for project, _ in touched}):

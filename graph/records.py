@@ -5,10 +5,18 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from apiatlas.graph.model import DocSectionRef, EndpointDetail, EndpointRef, FieldRef, ParameterRef
+from apiatlas.graph.model import (
+    ChangeSummary,
+    DocSectionRef,
+    EndpointDetail,
+    EndpointRef,
+    FieldRef,
+    GraphBatch,
+    ParameterRef,
+)
 from apiatlas.graph.words import split_words
 
 _STOPWORDS = frozenset(
@@ -19,6 +27,26 @@ _MAX_QUERY_TOKENS = 32
 
 Linked = Sequence[tuple[str, Mapping[str, Any]]]
 """``(node key, node props)`` pairs reached over one edge type."""
+
+
+def apply_in_order(
+    batches: Sequence[GraphBatch],
+    nodes: Callable[[GraphBatch], ChangeSummary],
+    edges: Callable[[GraphBatch], ChangeSummary],
+) -> tuple[ChangeSummary, set[str]]:
+    """Apply every batch's nodes, then every batch's edges (an edge may join two batches).
+
+    Returns:
+        The summed summary, and the projects something changed in (their revision moves).
+    """
+    summary, changed = ChangeSummary(), set[str]()
+    for step in (nodes, edges):
+        for batch in batches:
+            part = step(batch)
+            summary += part
+            if part.changed:
+                changed.add(batch.project)
+    return summary, changed
 
 
 def new_revision() -> str:

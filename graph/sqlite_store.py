@@ -34,6 +34,7 @@ from apiatlas.graph.model import (
     ResourceInfo,
 )
 from apiatlas.graph.records import (
+    apply_in_order,
     canonical,
     endpoint_detail,
     endpoint_ref,
@@ -84,17 +85,12 @@ class SqliteGraphStore(KnowledgeGraphStore):
         with self._read() as conn:
             conn.execute(q.BEGIN)
             try:
-                summary, touched, changed = ChangeSummary(), set(), set()
-                for batch in batches:
-                    part = self._apply_nodes(conn, batch, touched)
-                    summary += part
-                    if part.changed:
-                        changed.add(batch.project)
-                for batch in batches:
-                    part = self._apply_edges(conn, batch)
-                    summary += part
-                    if part.changed:
-                        changed.add(batch.project)
+                touched: set[tuple[str, str]] = set()
+                summary, changed = apply_in_order(
+                    batches,
+                    lambda batch: self._apply_nodes(conn, batch, touched),
+                    lambda batch: self._apply_edges(conn, batch),
+                )
                 for project, scope in sorted(touched):
                     self._reindex(conn, project, scope)
                 for project in sorted(changed):
