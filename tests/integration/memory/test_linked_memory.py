@@ -7,7 +7,7 @@ file or the session's real Neo4j, holding the small shipping API of the conforma
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,7 @@ from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.memory.links import LinkedMemory
 from apiatlas.rag.memory.model import Memory
 from tests.integration.graph.graph_fixtures import shipping_spec
+from tests.integration.memory.clock import Clock
 
 P = "linked-memory"
 CREATE_LOCATION = "ship/endpoint/POST /v2/locations"
@@ -31,20 +32,6 @@ READ_LOCATION = "ship/endpoint/GET /v2/locations/{location_id}"
 DELETE_SHIPMENT = "ship/endpoint/DELETE /v2/shipments/{shipment_id}"
 CANCEL_SHIPMENT = "ship/endpoint/POST /v2/shipments/{shipment_id}/cancel"
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def tick(self) -> datetime:
-        self.now += timedelta(hours=1)
-        return self.now
 
 
 @pytest.fixture(scope="module")
@@ -78,13 +65,13 @@ def _ids(memories: list[Memory]) -> list[str]:
 
 
 def test_writes_keep_links_in_step(graph: KnowledgeGraphStore, memory_store: BaseStore) -> None:
-    clock = Clock()
+    clock = Clock(START)
     memory = LinkedMemory(memory_store, P, graph=graph, clock=clock)
     first = memory.remember(
         "We create locations with v2; v1 drops the timezone.", kind="decision", refs=["POST /v2/locations"]
     )
     assert _ids(memory.about([CREATE_LOCATION])) == [first.id]
-    clock.tick()
+    clock.advance(hours=1)
     second = memory.supersede(
         first.id,
         "Create locations with v2 and read them back.",
@@ -96,7 +83,7 @@ def test_writes_keep_links_in_step(graph: KnowledgeGraphStore, memory_store: Bas
     assert _ids(memory.about([READ_LOCATION])) == [second.id]
     # The superseded version stays as history, unlinked.
     assert memory.get(first.id).superseded_by == second.id
-    clock.tick()
+    clock.advance(hours=1)
     memory.forget(second.id)
     assert graph.memories_about(P, [CREATE_LOCATION, READ_LOCATION]) == {}
     assert memory.about([CREATE_LOCATION]) == []
@@ -105,10 +92,10 @@ def test_writes_keep_links_in_step(graph: KnowledgeGraphStore, memory_store: Bas
 def test_about_follows_resources_time_and_agent_type(
     graph: KnowledgeGraphStore, memory_store: BaseStore
 ) -> None:
-    clock = Clock()
+    clock = Clock(START)
     team = LinkedMemory(memory_store, P, graph=graph, clock=clock)
     support = LinkedMemory(memory_store, P, graph=graph, agent_type="support", clock=clock)
-    clock.tick()
+    clock.advance(hours=1)
     warning = team.remember(
         "Never delete shipments in production; cancel them.", kind="warning", refs=["shipments"], importance=9
     )
@@ -127,7 +114,7 @@ def test_about_follows_resources_time_and_agent_type(
 
 
 def test_missing_refs_and_relink(graph: KnowledgeGraphStore, memory_store: BaseStore) -> None:
-    memory = LinkedMemory(memory_store, P, graph=graph, clock=Clock())
+    memory = LinkedMemory(memory_store, P, graph=graph, clock=Clock(START))
     procedure = memory.remember(
         "To call off a shipment: cancel it, then check it.",
         kind="procedure",

@@ -24,6 +24,7 @@ from apiatlas.rag.embeddings import load_embeddings
 from apiatlas.rag.memory import ProjectMemory
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.pgvector import libpq_conninfo
+from tests.integration.memory.clock import Clock
 
 SQLITE_ROW = "SELECT value FROM store WHERE prefix = ? AND key = ?"
 SQLITE_ROWS_WITH_KEYS = "SELECT prefix, key, value FROM store WHERE key IN ({})"
@@ -32,20 +33,6 @@ PG_ROWS_WITH_KEYS = "SELECT prefix, key, value::text FROM store WHERE key = ANY(
 PG_VECTOR_ROWS = "SELECT count(*) FROM store_vectors WHERE prefix = %s AND key = %s"
 
 START = datetime(2026, 8, 3, 10, 0, tzinfo=timezone.utc)
-
-
-class Clock:
-    """A clock the test moves forward by hand."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> datetime:
-        self.now += timedelta(**delta)
-        return self.now
 
 
 @dataclass
@@ -109,7 +96,7 @@ def project_name() -> str:
 
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(START)
 
 
 @pytest.fixture
