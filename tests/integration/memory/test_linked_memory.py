@@ -24,7 +24,7 @@ from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.memory.links import LinkedMemory
 from apiatlas.rag.memory.model import Memory
 from tests.integration.graph.graph_fixtures import shipping_spec
-from tests.integration.memory.clock import Clock
+from tests.clock import Clock
 
 P = "linked-memory"
 CREATE_LOCATION = "ship/endpoint/POST /v2/locations"

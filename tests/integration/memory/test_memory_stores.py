@@ -24,7 +24,7 @@ from apiatlas.rag.embeddings import load_embeddings
 from apiatlas.rag.memory import ProjectMemory
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.pgvector import libpq_conninfo
-from tests.integration.memory.clock import Clock
+from tests.clock import Clock
 
 SQLITE_ROW = "SELECT value FROM store WHERE prefix = ? AND key = ?"
 SQLITE_ROWS_WITH_KEYS = "SELECT prefix, key, value FROM store WHERE key IN ({})"

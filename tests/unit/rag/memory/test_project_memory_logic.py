@@ -9,27 +9,14 @@ from langgraph.store.memory import InMemoryStore
 
 from apiatlas.errors import UsageError
 from apiatlas.rag.memory import Memory, ProjectMemory, UnknownMemory, parse_ref
+from tests.clock import Clock
 
 START = datetime(2026, 9, 1, 9, 0, tzinfo=timezone.utc)
 
 
-class Clock:
-    """A clock the test moves forward by hand."""
-
-    def __init__(self, now: datetime = START) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> datetime:
-        self.now += timedelta(**delta)
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(START)
 
 
 @pytest.fixture

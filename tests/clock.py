@@ -1,4 +1,4 @@
-"""A clock the memory tests move forward by hand (memories are stamped with its time)."""
+"""A clock the tests move forward by hand (memories are stamped with its time)."""
 
 from __future__ import annotations
 
