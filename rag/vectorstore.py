@@ -98,7 +98,10 @@ def open_chroma_store(settings: Settings, embeddings: Embeddings) -> Chroma:
         return Chroma(
             collection_name=COLLECTION,
             embedding_function=embeddings,
-            persist_directory=str(settings.chroma_dir),
+            # Absolute: Chroma caches one client per directory *string* per process, so a
+            # relative ".apiatlas/chroma" opened again after a chdir would reuse the client of
+            # the old directory (seen as "no such table: max_seq_id" in CI).
+            persist_directory=str(settings.chroma_dir.resolve()),
             client_settings=chromadb.config.Settings(anonymized_telemetry=False),
             # Cosine so that relevance scores are 1 - cosine distance, in [0, 1] for MiniLM.
             collection_configuration={"hnsw": {"space": "cosine"}},
