@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: setup demo test bench eval clean
+.PHONY: setup demo test bench eval train ablation clean
 
 setup: $(STAMP)
 
@@ -32,13 +32,24 @@ bench: setup
 	$(BIN)/python -m apiatlas.evals.bench
 	$(BIN)/python -m apiatlas.evals.bench_memory
 
-# The shipped datasets, every strategy side by side, on the embedded graph and then on a local
-# Neo4j; report.{json,md,png} in evals/results/{embedded,neo4j}.
+# The shipped datasets (dev, then test), every strategy side by side, on the embedded graph and
+# then on a local Neo4j; report.{json,md,png} in evals/results/{embedded,neo4j}.
+DATASETS := evals/datasets/dev/*.yaml evals/datasets/test/*.yaml
 eval: setup
-	$(BIN)/apiatlas eval evals/datasets/*.yaml --out evals/results/embedded
+	$(BIN)/apiatlas eval $(DATASETS) --out evals/results/embedded
 	$(BIN)/apiatlas neo4j start --home .apiatlas/eval
-	$(BIN)/apiatlas eval evals/datasets/*.yaml --graph neo4j --out evals/results/neo4j; \
+	$(BIN)/apiatlas eval $(DATASETS) --graph neo4j --out evals/results/neo4j; \
 	  rc=$$?; $(BIN)/apiatlas neo4j stop --home .apiatlas/eval; exit $$rc
+
+# The learned ranker from the dev datasets only (never a test set): rag/ranking/ranker.json,
+# byte for byte the committed one when nothing changed (CI checks it).
+train: setup
+	$(BIN)/python -m apiatlas.evals.train
+
+# Each ranking signal off in turn, and the learned ranker against plain RRF, on dev (out of
+# fold) and test (report only): evals/results/ablation.{md,json}.
+ablation: setup
+	$(BIN)/python -m apiatlas.evals.ablation
 
 clean:
 	rm -rf $(VENV) .apiatlas

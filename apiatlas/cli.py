@@ -88,6 +88,11 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--out", type=Path, help="directory for the reports and stores (default: a temp dir)"
     )
+    evaluate.add_argument(
+        "--keep-homes",
+        action="store_true",
+        help="reuse the dataset homes a previous run left in --out (only changes are ingested)",
+    )
 
     neo4j = commands.add_parser(
         "neo4j", parents=[common], help="run a local Neo4j (Community, from Maven Central)"
@@ -227,11 +232,13 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
             chosen, home=settings.home, project=settings.project, embeddings=settings.embeddings
         )
         atlas = ApiAtlas(backends, embeddings=embeddings)
-        atlas.graph.delete_project(settings.project)  # a server keeps old runs: start fresh
+        if not args.keep_homes:
+            atlas.graph.delete_project(settings.project)  # a server keeps old runs: start fresh
         return atlas
 
     report = run_eval(
-        args.datasets, strategies=args.strategies, out_dir=args.out, atlas_factory=atlas_for
+        args.datasets, strategies=args.strategies, out_dir=args.out, atlas_factory=atlas_for,
+        keep_homes=args.keep_homes,
     )
     for name, per_strategy in report.results.items():
         # Metrics as rows and strategies as columns: thirteen metric columns do not fit a terminal.

@@ -25,7 +25,7 @@ QUESTIONS = (
     "How do I create a shipment?",
     "How do I register a new courier?",
     "How do I verify a webhook signature?",
-    "How do I create an invoice?",
+    "How do I train a neural network on a GPU cluster?",
 )
 MEMORY_QUESTION = "How do I delete a shipment?"
 TEAM_WARNING = (

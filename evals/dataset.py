@@ -20,6 +20,8 @@ from apiatlas.graph.signatures import normalise_endpoint
 from apiatlas.rag.memory.model import MemoryKind, parse_ref
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+SPLITS = ("dev", "test")
+"""Dev datasets are for developing and calibrating; test datasets only report."""
 
 
 class Sources(BaseModel):
@@ -151,6 +153,13 @@ class Dataset(BaseModel):
     cases: list[Case] = Field(min_length=1)
     path: Path | None = Field(default=None, exclude=True)
     """Set by :func:`load_dataset`; not a key of the YAML format."""
+
+    @property
+    def split(self) -> str | None:
+        """``dev`` or ``test``: the folder the dataset file sits in (``evals/datasets/dev``,
+        ``evals/datasets/test``); ``None`` for a dataset kept anywhere else."""
+        folder = self.path.parent.name if self.path is not None else ""
+        return folder if folder in SPLITS else None
 
 
 def load_dataset(path: str | Path) -> Dataset:

@@ -19,10 +19,16 @@ RECALL_KS: tuple[int, ...] = (1, 3, 5, 10)
 METRIC_KEYS: tuple[str, ...] = (
     "cases", "top1", "recall@1", "recall@3", "recall@5", "recall@10", "all_expected@10",
     "precision", "abstention_accuracy", "false_abstention", "citation_validity",
-    "latency_ms_p50", "latency_ms_p95", "memory_precedence",
+    "latency_ms_p50", "latency_ms_p95", "memory_precedence", "top1_acceptable",
+    "primary_precision", "ordered_pairs", "latency_warm_ms_p50", "latency_warm_ms_p95",
 )
-"""The keys of one strategy's results in ``report.json``: issue 3's contract order, then the
-additive ``memory_precedence`` of issue 5."""
+"""The keys of one strategy's results in ``report.json``: issue 3's contract order, the
+additive ``memory_precedence`` of issue 5, then issue 10's: ``top1_acceptable`` (the lenient
+top1, acceptable endpoints counted), ``primary_precision`` (precision of the endpoints presented
+as the answer itself, without prerequisites and related calls), ``ordered_pairs`` (multi-step
+cases: the share of expected endpoint pairs ranked in call order) and warm latency. ``top1``
+counts expected endpoints only, and ``latency_ms_*`` are cold: the question's embedding is not
+cached."""
 
 Metrics = dict[str, float | int | None]
 
@@ -42,7 +48,10 @@ class CaseRecord(BaseModel):
         presented: The endpoints shown to the developer.
         citations_valid: How many of the shown citations resolve.
         citations_total: How many citations were shown.
-        latency_ms: Warm wall time of the call.
+        primary: The endpoints presented as the answer itself (the agent's ``primary`` role;
+            a plain strategy's presented list).
+        latency_ms: Cold wall time of the call: the question's embedding was not cached.
+        latency_warm_ms: Wall time of the same call again, everything cached.
         expected_memories: Dataset memory keys the answer must cite (``[]``: none may be
             cited); ``None`` when the case is not a memory case.
         cited_memories: The memories the answer cites, as dataset keys (a memory the dataset
@@ -61,9 +70,11 @@ class CaseRecord(BaseModel):
     acceptable: list[str] = Field(default_factory=list)
     ranked: list[str] = Field(default_factory=list)
     presented: list[str] = Field(default_factory=list)
+    primary: list[str] | None = None
     citations_valid: int = 0
     citations_total: int = 0
     latency_ms: float = 0.0
+    latency_warm_ms: float = 0.0
     expected_memories: list[str] | None = None
     cited_memories: list[str] | None = None
     superseded_memories: list[str] = Field(default_factory=list)
@@ -73,10 +84,11 @@ def _keys(signatures: Sequence[str]) -> list[str]:
     return [endpoint_key(s) for s in signatures]
 
 
-def is_top1(record: CaseRecord) -> bool:
-    """The first ranked endpoint is expected or acceptable."""
+def is_top1(record: CaseRecord, *, lenient: bool = False) -> bool:
+    """The first ranked endpoint is expected (``lenient``: expected or acceptable)."""
     ranked = _keys(record.ranked[:1])
-    return bool(ranked) and ranked[0] in set(_keys(record.expected + record.acceptable))
+    wanted = record.expected + record.acceptable if lenient else record.expected
+    return bool(ranked) and ranked[0] in set(_keys(wanted))
 
 
 def recall_at(record: CaseRecord, k: int) -> float:
@@ -87,19 +99,33 @@ def recall_at(record: CaseRecord, k: int) -> float:
     return len(expected & set(_keys(record.ranked[:k]))) / len(expected)
 
 
-def precision_of(record: CaseRecord) -> float | None:
-    """Share of the presented endpoints that are expected or acceptable; ``None`` if none."""
-    presented = set(_keys(record.presented))
+def precision_of(record: CaseRecord, *, primary: bool = False) -> float | None:
+    """Share of the presented (``primary``: the primary) endpoints that are expected or
+    acceptable; ``None`` if none."""
+    shown = record.primary if primary and record.primary is not None else record.presented
+    presented = set(_keys(shown))
     if not presented:
         return None
     return len(presented & set(_keys(record.expected + record.acceptable))) / len(presented)
 
 
+def ordered_pairs(record: CaseRecord) -> float | None:
+    """Share of the expected endpoint pairs (dataset order = call order) that are both in the
+    top 10 in that order; ``None`` for a case expecting fewer than two endpoints."""
+    expected = list(dict.fromkeys(_keys(record.expected)))
+    if len(expected) < 2:
+        return None
+    position = {key: i for i, key in reversed(list(enumerate(_keys(record.ranked[:10]))))}
+    pairs = [(a, b) for i, a in enumerate(expected) for b in expected[i + 1:]]
+    kept = [a in position and b in position and position[a] < position[b] for a, b in pairs]
+    return sum(kept) / len(pairs)
+
+
 def case_ok(record: CaseRecord) -> bool:
     """A case passes when it is right at the top and complete, or rightly presents nothing.
 
-    Answerable: the first endpoint is expected or acceptable and every expected endpoint is in the
-    top 10. Unanswerable: nothing is presented.
+    Answerable: the first endpoint is expected and every expected endpoint is in the top 10.
+    Unanswerable: nothing is presented.
     """
     if not record.answerable:
         return not record.presented
@@ -149,11 +175,16 @@ def compute_metrics(records: Sequence[CaseRecord]) -> Metrics:
     unanswerable = [r for r in records if not r.answerable]
     metrics: Metrics = {"cases": len(records)}
     metrics["top1"] = _mean([float(is_top1(r)) for r in answerable])
+    metrics["top1_acceptable"] = _mean([float(is_top1(r, lenient=True)) for r in answerable])
     for k in RECALL_KS:
         metrics[f"recall@{k}"] = _mean([recall_at(r, k) for r in answerable])
     metrics["all_expected@10"] = _mean([float(recall_at(r, 10) == 1.0) for r in answerable])
     precisions = [p for r in answerable if (p := precision_of(r)) is not None]
     metrics["precision"] = _mean(precisions)
+    metrics["primary_precision"] = _mean(
+        [p for r in answerable if (p := precision_of(r, primary=True)) is not None]
+    )
+    metrics["ordered_pairs"] = _mean([p for r in answerable if (p := ordered_pairs(r)) is not None])
     metrics["abstention_accuracy"] = _mean([float(not r.presented) for r in unanswerable])
     metrics["false_abstention"] = _mean([float(not r.presented) for r in answerable])
     total = sum(r.citations_total for r in records)
@@ -163,6 +194,10 @@ def compute_metrics(records: Sequence[CaseRecord]) -> Metrics:
     p50, p95 = percentile(latencies, 50), percentile(latencies, 95)
     metrics["latency_ms_p50"] = round(p50, 2) if p50 is not None else None
     metrics["latency_ms_p95"] = round(p95, 2) if p95 is not None else None
+    warm = [r.latency_warm_ms for r in records]
+    w50, w95 = percentile(warm, 50), percentile(warm, 95)
+    metrics["latency_warm_ms_p50"] = round(w50, 2) if w50 is not None else None
+    metrics["latency_warm_ms_p95"] = round(w95, 2) if w95 is not None else None
     followed = [ok for r in records if (ok := memory_ok(r)) is not None]
     metrics["memory_precedence"] = _mean([float(ok) for ok in followed])
-    return metrics
+    return {key: metrics[key] for key in METRIC_KEYS}

@@ -26,6 +26,8 @@ class DatasetInfo(BaseModel):
     """What was evaluated for one dataset (written under ``datasets`` in report.json)."""
 
     path: str = ""
+    split: str | None = None
+    """``dev`` (tune and calibrate on it), ``test`` (only report), or ``None`` (neither)."""
     description: str = ""
     answerable: int = 0
     unanswerable: int = 0
@@ -78,6 +80,8 @@ def report_json(report: EvalReport) -> dict[str, Any]:
                 "citations_valid": r.citations_valid,
                 "citations_total": r.citations_total,
                 "latency_ms": r.latency_ms,
+                "latency_warm_ms": r.latency_warm_ms,
+                "primary": r.primary,
                 "expected_memories": r.expected_memories,
                 "cited_memories": r.cited_memories,
                 "memory_ok": memory_ok(r),
@@ -110,7 +114,10 @@ def markdown(report: EvalReport) -> str:
     lines = [
         f"# apiatlas eval, {report.generated_at}",
         "",
-        f"Knowledge-graph backend: `{report.graph_backend}`. Metrics are over answerable cases, "
+        f"Knowledge-graph backend: `{report.graph_backend}`. `top1` counts expected endpoints "
+        "only (`top1_acceptable` counts acceptable ones too); latencies are cold (the "
+        "question's embedding not cached), `latency_warm_*` the same call again. "
+        "Metrics are over answerable cases, "
         "except `abstention_accuracy` (unanswerable cases) and `memory_precedence` (cases with "
         "`expected_memories`: the answer cites every expected memory, or none for a control "
         "case, and presents a right endpoint first); `-` means the metric does not apply. "
@@ -119,7 +126,7 @@ def markdown(report: EvalReport) -> str:
     for name, info in report.datasets.items():
         lines += [
             "",
-            f"## {name}",
+            f"## {name} ({info.split or 'unsplit'})",
             "",
             f"{info.description}".strip(),
             "",
@@ -195,7 +202,7 @@ def plot(report: EvalReport, path: Path) -> None:
     samples = [[r.latency_ms for r in report.records if r.strategy == s] for s in strategies]
     latency.boxplot(samples, tick_labels=strategies)
     latency.set_yscale("log")
-    latency.set_ylabel("latency, ms (warm, log scale)")
+    latency.set_ylabel("latency, ms (cold question, log scale)")
     latency.set_title("latency per strategy, all datasets")
     figure.savefig(path, dpi=100)
 

@@ -40,6 +40,9 @@ AtlasFactory = Callable[[Settings, Embeddings], ApiAtlas]
 
 _HOME_MARKER = ".apiatlas-eval-home"
 _ALL = 1_000_000
+WARM_UP = "list every endpoint"
+"""Asked once per strategy before the cases, so the first case's cold latency does not include
+building the project's caches (vocabulary, lexical indexes)."""
 MEMORY_STRATEGIES = frozenset({"agent"})
 """Strategies that read project memory; the plain retrievers do not (their
 ``memory_precedence`` is ``None``)."""
@@ -142,6 +145,7 @@ def run_eval(
     atlas_factory: AtlasFactory | None = None,
     progress: bool = True,
     embeddings: Embeddings | None = None,
+    keep_homes: bool = False,
 ) -> EvalReport:
     """Evaluate every strategy on every case of every dataset; write the reports.
 
@@ -153,6 +157,9 @@ def run_eval(
         atlas_factory: Builds each dataset's atlas; :func:`embedded_atlas` by default.
         progress: Show a progress bar on stderr.
         embeddings: The embeddings shared by every dataset; the local model by default.
+        keep_homes: Reuse the dataset homes an earlier run left in ``out_dir`` instead of
+            starting each afresh: the ingest then only applies what changed (nothing, when the
+            sources did not change), so a rerun skips the embedding.
 
     Returns:
         The report, with ``paths`` naming the files written.
@@ -175,7 +182,8 @@ def run_eval(
     report = EvalReport(generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     with _progress_bar(progress) as bar:
         for dataset in datasets:
-            settings = Settings(home=_fresh_home(out, dataset.name), project=dataset.name)
+            home = _fresh_home(out, dataset.name, keep=keep_homes)
+            settings = Settings(home=home, project=dataset.name)
             with factory(settings, shared) as atlas:
                 report.graph_backend = atlas.settings.graph
                 info = _ingest(atlas, dataset, bar)
@@ -191,13 +199,15 @@ def run_eval(
     return report
 
 
-def _fresh_home(out: Path, name: str) -> Path:
+def _fresh_home(out: Path, name: str, *, keep: bool = False) -> Path:
     home = out / "homes" / name
     if home.exists():
         if not (home / _HOME_MARKER).exists():
             raise UsageError(
                 f"{home} exists and was not made by `apiatlas eval`: choose another --out"
             )
+        if keep:
+            return home
         shutil.rmtree(home)
     home.mkdir(parents=True)
     (home / _HOME_MARKER).write_text("an isolated home written by `apiatlas eval`\n")
@@ -218,6 +228,7 @@ def _ingest(atlas: ApiAtlas, dataset: Dataset, bar: Progress | None) -> DatasetI
     )
     return DatasetInfo(
         path=str(dataset.path or ""),
+        split=dataset.split,
         description=dataset.description,
         answerable=sum(c.answerable for c in dataset.cases),
         memory_cases=sum(c.expected_memories is not None for c in dataset.cases),
@@ -240,17 +251,22 @@ def _run_cases(
     total = len(names) * len(dataset.cases)
     task = bar.add_task(f"eval {dataset.name}", total=total) if bar is not None else None
     records: list[CaseRecord] = []
+    forget = getattr(atlas.embeddings, "clear", None)
     for name in names:
         strategy = make_strategy(name, atlas, project=dataset.name)
+        strategy(WARM_UP)  # the project's caches and lazy indexes, not any case's question
         for case in dataset.cases:
-            strategy(case.question)  # warm: caches, lazy indexes and first-call costs
+            if forget is not None:
+                forget()  # cold: the question's embedding is not cached
             out = strategy(case.question)
+            warm = strategy(case.question)
             records.append(CaseRecord(
                 dataset=dataset.name, case_id=case.id, strategy=name, question=case.question,
                 answerable=case.answerable, expected=case.expected_endpoints,
                 acceptable=case.acceptable_endpoints, ranked=out.ranked, presented=out.presented,
-                citations_valid=sum(checker.valid(c) for c in out.citations),
+                primary=out.primary, citations_valid=sum(checker.valid(c) for c in out.citations),
                 citations_total=len(out.citations), latency_ms=out.latency_ms,
+                latency_warm_ms=warm.latency_ms,
                 expected_memories=case.expected_memories,
                 cited_memories=memories.cited(out.citations) if name in MEMORY_STRATEGIES else None,
                 superseded_memories=memories.superseded,

@@ -39,12 +39,15 @@ class StrategyOutput:
         presented: What the developer is shown: the agent's answer, a plain strategy's top 3.
         citations: The citations shown with what is presented.
         latency_ms: Wall time of the call.
+        primary: What is presented as the answer itself (the agent's primary endpoints, not
+            the calls to make first or the related ones); ``presented`` when ``None``.
     """
 
     ranked: list[str]
     presented: list[str]
     citations: list[Citation] = field(default_factory=list)
     latency_ms: float = 0.0
+    primary: list[str] | None = None
 
 
 Strategy = Callable[[str], StrategyOutput]
@@ -91,7 +94,9 @@ def _timed(run: Callable[[str], StrategyOutput]) -> Strategy:
         started = perf_counter()
         out = run(question)
         elapsed = (perf_counter() - started) * 1000
-        return StrategyOutput(out.ranked, out.presented, out.citations, round(elapsed, 3))
+        return StrategyOutput(
+            out.ranked, out.presented, out.citations, round(elapsed, 3), out.primary
+        )
 
     return timed
 
@@ -159,4 +164,5 @@ def _agent(atlas: ApiAtlas, question: str, *, project: str) -> StrategyOutput:
     if result.abstained:
         return StrategyOutput([], [], list(result.citations))
     ranked = dedupe(f"{e.method} {e.path}" for e in result.endpoints)
-    return StrategyOutput(ranked, ranked, list(result.citations))
+    primary = dedupe(f"{e.method} {e.path}" for e in result.endpoints if e.role == "primary")
+    return StrategyOutput(ranked, ranked, list(result.citations), primary=primary)

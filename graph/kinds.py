@@ -8,69 +8,33 @@ to the method and the path shape (collection vs item).
 from __future__ import annotations
 
 from apiatlas.graph.model import OperationKindName
+from apiatlas.graph.lexicon import HTTP_WORDS, verb_kinds
 from apiatlas.graph.words import is_param, is_plural, is_version, path_segments, split_words
 from apiatlas.loaders.models import Endpoint
 
-VERB_KINDS: dict[str, OperationKindName] = {
-    "create": "create",
-    "add": "create",
-    "insert": "create",
-    "new": "create",
-    "list": "list",
-    "retrieve": "read",
-    "fetch": "read",
-    "read": "read",
-    "show": "read",
-    "describe": "read",
-    "update": "update",
-    "upsert": "update",
-    "edit": "update",
-    "modify": "update",
-    "replace": "update",
-    "set": "update",
-    "delete": "delete",
-    "remove": "delete",
-    "destroy": "delete",
-    "search": "search",
-    "find": "search",
-    "query": "search",
-    "lookup": "search",
-}
-
-# Verbs that name an operation on something rather than a thing; a path segment starting with
-# one of these is not a resource, and an operation named by one is an "action".
-ACTION_VERBS = frozenset(
-    {
-        "accept", "activate", "adjust", "approve", "authorize", "batch", "bulk", "calculate",
-        "cancel", "capture", "clone", "complete", "confirm", "copy", "deactivate", "decline",
-        "disable", "enable", "estimate", "execute", "hold", "merge", "move", "notify",
-        "pause", "pay", "preview", "publish", "redeem", "refund", "register", "reject",
-        "resend", "resume", "retry", "revoke", "run", "send", "ship", "start", "stop", "submit",
-        "swap", "unhold", "unlink", "unpublish", "unregister", "validate", "verify",
-        "void", "accumulate", "obtain", "clear", "reset", "unassign", "assign",
-    }
-)  # fmt: skip
-
-_HTTP_WORDS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
 
 
 def operation_verbs(operation_id: str) -> list[str]:
     """The words of an operationId after any leading HTTP-method word and version tokens."""
     words = split_words(operation_id)
-    if words and words[0] in _HTTP_WORDS - {"delete"}:
+    if words and words[0] in HTTP_WORDS - {"delete"}:
         words = words[1:]
     return [w for w in words if not is_version(w)]
 
 
+def verb_kind(word: str) -> OperationKindName | None:
+    """The usual kind of ``word`` as a verb (:mod:`apiatlas.graph.lexicon`), or ``None``."""
+    kinds = verb_kinds(word, inflected=False)
+    return kinds[0] if kinds else None
+
+
 def _verb_kind(words: list[str], item: bool, method: str) -> OperationKindName | None:
-    if not words:
-        return None
-    first = words[0]
-    if first in ACTION_VERBS:
-        return "action"
+    # The first verb among the leading words: "BatchRetrieveOrders" retrieves.
+    kind = next((k for w in words[:2] if (k := verb_kind(w)) is not None), None)
+    if kind == "action":
+        return kind
     if "search" in words:
         return "search"
-    kind = VERB_KINDS.get(first)
     if kind == "create" and method in ("PUT", "PATCH") and item:
         return "update"
     return kind
@@ -92,10 +56,11 @@ def classify(endpoint: Endpoint) -> OperationKindName:
 
     if "search" in last or (last and last[-1] in ("query", "find", "lookup")):
         return "search"
-    if last and last[0] in ACTION_VERBS:
+    if last and verb_kind(last[0]) == "action":
         return "action"
-    if len(last) > 1 and VERB_KINDS.get(last[-1]) in ("delete", "update", "create"):
-        return VERB_KINDS[last[-1]]  # Adobe's ".../source-items-delete"
+    trailing = verb_kind(last[-1]) if len(last) > 1 else None
+    if trailing in ("delete", "update", "create"):
+        return trailing  # Adobe's ".../source-items-delete"
     verb = _verb_kind(operation_verbs(endpoint.operation_id), item, method)
     if verb is None and endpoint.summary and not endpoint.summary.strip().startswith("/"):
         summary_words = split_words(endpoint.summary)[:1]

@@ -17,12 +17,9 @@ from apiatlas.graph.model import (
     GraphBatch,
     ParameterRef,
 )
+from apiatlas.graph.lexicon import META_WORDS, STOP_WORDS
 from apiatlas.graph.words import split_words
 
-_STOPWORDS = frozenset(
-    "a an and are as at be by can do does endpoint endpoints for from how i in is it me my of on "
-    "or the this to use what which with you your api apis call".split()
-)
 _MAX_QUERY_TOKENS = 32
 
 Linked = Sequence[tuple[str, Mapping[str, Any]]]
@@ -69,7 +66,7 @@ def fts_query(text: str) -> str | None:
     """
     tokens: list[str] = []
     for word in split_words(text) + [t.lower() for t in text.split() if t.isalnum()]:
-        if len(word) > 1 and word not in _STOPWORDS and word not in tokens:
+        if len(word) > 1 and word not in STOP_WORDS | META_WORDS and word not in tokens:
             tokens.append(word)
     return " OR ".join(f'"{t}"' for t in tokens[:_MAX_QUERY_TOKENS]) or None
 

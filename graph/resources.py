@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from apiatlas.graph.kinds import ACTION_VERBS, VERB_KINDS, classify
+from apiatlas.graph.kinds import HTTP_WORDS, classify, verb_kind
 from apiatlas.graph.words import (
     is_param,
     is_version,
@@ -33,7 +33,6 @@ _QUALIFIER_NOISE = frozenset(
 _SCHEMA_SUFFIXES = frozenset(
     {"request", "response", "result", "results", "body", "payload", "input", "output", "dto"}
 )
-_LEADING_VERBS = frozenset({"get", "post", "put", "patch", "dismiss", "change", "link", "unlink"})
 _ARTICLES = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
 _STOP = frozenset(
     {"from", "that", "which", "where", "who", "for", "in", "of", "used", "with", "to", "and",
@@ -87,9 +86,9 @@ def resource_chain(path: str) -> list[str]:
         if is_param(seg) or seg.lower() in _FILLER or is_version(seg):
             continue
         words = split_words(seg)
-        if not words or words[0] in ACTION_VERBS or words[0] in VERB_KINDS or words[0] == "by":
+        if not words or verb_kind(words[0]) or words[0] == "by":
             continue
-        if len(words) > 1 and words[-1] in VERB_KINDS:
+        if len(words) > 1 and verb_kind(words[-1]):
             continue  # "source-items-delete" names an operation on source items
         chain.append(noun_phrase(seg))
     if not chain:
@@ -145,7 +144,7 @@ def qualified_alias(text: str, leaf: str, *, drop: Iterable[str] = ()) -> str | 
         # Generated names repeat words ("tax-data-tax-class-interface"): keep the first.
         if w not in drop_set and w not in words:
             words.append(w)
-    while words and (words[0] in VERB_KINDS or words[0] in ACTION_VERBS | _LEADING_VERBS):
+    while words and (verb_kind(words[0]) or words[0] in HTTP_WORDS):
         words = words[1:]
     if any(w in _STOP or w == "id" for w in words):
         return None  # a sentence-like operation name, not a name for the thing

@@ -35,13 +35,11 @@ from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.composer import compose_answer, relevant_passages
 from apiatlas.rag.context import AgentContext
 from apiatlas.rag.intent import analyse_question
-from apiatlas.rag.fusion import fuse, gather_evidence, should_answer
-from apiatlas.rag.kg_retriever import (
-    GraphLookup,
-    KnowledgeGraphRetriever,
-    replacements,
-    subject_resources,
-)
+from apiatlas.rag.kg_retriever import GraphLookup, KnowledgeGraphRetriever, replacements
+from apiatlas.rag.ranking.features import build_pool
+from apiatlas.rag.ranking.model import RankerModel, load_model
+from apiatlas.rag.ranking.order import call_order
+from apiatlas.rag.ranking.pipeline import GRAPH_CANDIDATES, VECTOR_HITS, FieldIndexCache
 from apiatlas.rag.memory.agent import MEMORY_UNAVAILABLE_NOTE, MemoryStep, route_after_memory
 from apiatlas.rag.result import AnswerResult
 from apiatlas.rag.state import AgentState, InputState, OutputState
@@ -73,19 +71,10 @@ class AgentNodes(Protocol):
 
 
 GRAPH_UNAVAILABLE = "graph unavailable"
-GRAPH_CANDIDATES = 10
-"""Graph candidates kept for the fusion (the answer shows ``k`` of the fused ranking)."""
-VECTOR_HITS = 20
-"""Hybrid hits fetched: enough endpoint cards to fuse after guide chunks take their share."""
 ALTERNATIVES = 3
 PREREQUISITE_KINDS = frozenset({"create", "action"})
 PROVIDERS_PER_PARAMETER = 2
 """Providers kept per needed id: the answer shows one call and at most one alternative."""
-
-
-def _dense(doc: Document) -> float:
-    score = doc.metadata.get("dense_score")
-    return float(score) if score is not None else 0.0
 
 
 def route_after_graph(state: AgentState) -> Literal["vector_fallback", "compose"]:
@@ -157,15 +146,22 @@ class GraphRagNodes:
         vector_retriever: A retriever over endpoint cards and guide chunks that accepts
             ``project``, ``api`` and ``k`` keyword arguments (e.g. ``HybridRetriever``).
         embeddings: Embeddings for matching question terms to resources.
+        model: The learned ranker (the packaged one by default).
     """
 
     def __init__(
-        self, store: KnowledgeGraphStore, vector_retriever: BaseRetriever, embeddings: Embeddings
+        self,
+        store: KnowledgeGraphStore,
+        vector_retriever: BaseRetriever,
+        embeddings: Embeddings,
+        model: RankerModel | None = None,
     ) -> None:
         self.store = store
         self.vectors = vector_retriever
         self.graph = KnowledgeGraphRetriever(store=store, embeddings=embeddings)
         self.memory_step = MemoryStep(store)
+        self.fields = FieldIndexCache(embeddings)
+        self.model = model or load_model()
 
     def memory(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         """Recall the project memories relevant to the question (``runtime.store``)."""
@@ -210,10 +206,12 @@ class GraphRagNodes:
     def vector_fallback(
         self, state: AgentState, runtime: Runtime[AgentContext]
     ) -> dict[str, Any]:
-        """Search endpoint cards and guide passages; fuse the cards with the graph's candidates.
+        """Search endpoint cards and guide passages; rank the graph's candidates, the cards and
+        the per-field lexical matches with the learned ranker.
 
-        The fused ranking replaces the graph's primary endpoints, unless the combined evidence
-        says the question asks for something the API does not have (then nothing is presented).
+        The ranking replaces the graph's primary endpoints: those the ranker is confident in
+        are primary, the rest of the top ``k`` related, unless the answer model says the
+        question asks for something the API does not have (then nothing is presented).
         """
         ctx = runtime.context or AgentContext()
         try:
@@ -261,43 +259,41 @@ class GraphRagNodes:
             # Without the graph, the endpoint cards the vectors found are the best evidence.
             primary = endpoints_from_cards(hits)[: ctx.k]
             return {"documents": documents, "lookup": lookup.model_copy(update={"primary": primary})}
-        cards = self._resolve(ctx, hits, known)
-        best = max((_dense(d) for d in hits if d.metadata.get("kind") == "endpoint"), default=0.0)
-        evidence = gather_evidence(
-            lookup,
-            self.graph.vocabulary(ctx.project, ctx.api),
-            best_card_score=best,
-            retrieved_text=" ".join(d.page_content for d in hits),
-            api_names=self.graph.api_names(ctx.project, ctx.api),
-        )
-        if not should_answer(evidence, lookup.intent):
-            if not lookup.alternatives:
-                alternatives = (state.get("candidates") or cards)[:ALTERNATIVES]
-                lookup = lookup.model_copy(update={"alternatives": alternatives})
-            abstain = lookup.model_copy(update={"primary": [], "prerequisites": []})
-            return {"documents": [], "lookup": abstain, "related": []}
-        subjects = subject_resources(lookup)
-        qualifiers = {m.resource.key for m in lookup.matched_resources} - subjects
-        fused = fuse(
-            state.get("candidates") or lookup.primary,
-            cards,
-            lookup.intent,
-            subjects=subjects,
-            qualifiers=qualifiers,
-        )[: ctx.k]
-        if not fused:
+        index = self.fields.get(self.store, ctx.project, ctx.api)
+        if not len(index):
             # No endpoint at all (a guides-only project): the sections' described endpoints.
             related = self._described(ctx, relevant_passages(lookup, documents))
             return {"documents": documents, "related": related[: ctx.k]}
-        if fused[0].kind in PREREQUISITE_KINDS:
+        candidates = state.get("candidates") or lookup.primary
+        question = state["question"]
+        vector = self.fields.query_vector(question)
+        pool = build_pool(question, lookup, candidates, index, vector)
+        decision = self.model.decide(pool)
+        if not decision.answer:
+            if not lookup.alternatives:
+                alternatives = [r for r, _ in decision.ranked[:ALTERNATIVES]]
+                lookup = lookup.model_copy(update={"alternatives": alternatives})
+            abstain = lookup.model_copy(update={"primary": [], "prerequisites": []})
+            return {"documents": [], "lookup": abstain, "related": []}
+        shown = [r.model_copy(update={"score": round(p, 4)}) for r, p in decision.ranked[: ctx.k]]
+        confident = {r.key for r in decision.primary}
+        primary = [r for r in shown if r.key in confident]
+        if len(primary) > 1:
+            trails = [d for r in primary for d in self.store.dependency_trail(ctx.project, r.key)]
+            primary = call_order(primary, trails)
+        related = [r for r in shown if r.key not in confident]
+        if primary[0].kind in PREREQUISITE_KINDS:
             # A call the first endpoint needs first belongs under "call these first", after the
             # answer, not among the alternatives to it.
-            needed = {d.provider.key for d in self.graph.prerequisites(ctx.project, fused[:1])}
-            fused = [fused[0], *(f for f in fused[1:] if f.key not in needed)]
+            needed = {d.provider.key for d in self.graph.prerequisites(ctx.project, primary[:1])}
+            related = [r for r in related if r.key not in needed]
         update = {
-            "primary": fused,
-            "prerequisites": self._prerequisites(ctx, fused, lookup),
-            "replacements": replacements(fused, cards + list(state.get("candidates", []))),
+            "primary": primary,
+            "related": related,
+            "prerequisites": self._prerequisites(ctx, primary, lookup),
+            "replacements": replacements(
+                primary + related, endpoints_from_cards(hits) + list(candidates)
+            ),
             "alternatives": [],
         }
         lookup = lookup.model_copy(update=update)
@@ -308,20 +304,6 @@ class GraphRagNodes:
         self, ctx: AgentContext, key: str, known: Mapping[str, EndpointDetail | None]
     ) -> EndpointDetail | None:
         return known[key] if key in known else self.store.get_endpoint(ctx.project, key)
-
-    def _resolve(
-        self,
-        ctx: AgentContext,
-        hits: list[Document],
-        known: Mapping[str, EndpointDetail | None],
-    ) -> list[EndpointRef]:
-        """The graph's own references for the endpoint cards among ``hits``, in rank order."""
-        out: list[EndpointRef] = []
-        for card in endpoints_from_cards(hits):
-            detail = self._endpoint(ctx, card.key, known)
-            if detail is not None and (ctx.api is None or detail.endpoint.api == ctx.api):
-                out.append(detail.endpoint)
-        return out
 
     def _prerequisites(
         self, ctx: AgentContext, primary: list[EndpointRef], lookup: GraphLookup

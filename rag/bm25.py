@@ -21,22 +21,13 @@ from langchain_core.runnables.config import run_in_executor
 from pydantic import PrivateAttr
 from rank_bm25 import BM25Okapi
 
+from apiatlas.graph.lexicon import STOP_WORDS
 from apiatlas.graph.words import singular
 
 # Words joined by "_" or "-" form one identifier; "/", "{", "." and spaces separate identifiers.
 _RAW = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*")
 # Case boundaries: "HTTPServer" -> HTTP, Server; "getV2Items" -> get, V2, Items.
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])\d*|[A-Z]?[a-z]+\d*|\d+")
-
-# Short on purpose: HTTP verbs (get, post, put, delete, ...) and API words must survive.
-STOP_WORDS = frozenset(
-    """a an the and or but if of to in on at by for from with without into onto as is are was
-    were be been being it its this that these those there here i me my we our you your he she
-    they them their what which who whom whose how when where why do does did can could should
-    would will shall may might must not no so than too very just also any all some each about
-    please want need like""".split()
-)
-
 
 def identifier_tokens(text: str) -> list[str]:
     """Lowercase search tokens of ``text``, splitting paths and identifiers into their parts.

@@ -146,6 +146,7 @@ def _endpoint_answer(
         if detail is not None:
             lines += _inputs(detail)
     lines += _prerequisites(lookup.prerequisites, endpoints, cites)
+    lines += _related(lookup.related, endpoints, cites)
     examples = _examples(lookup, details, cites)
     for ex in examples:
         origin = (
@@ -183,7 +184,9 @@ def _guide_answer(
 def _abstain(question: str, lookup: GraphLookup) -> AnswerResult:
     intent = lookup.intent
     thing = (lookup.unmatched_terms or intent.resource_terms or [question.strip().rstrip("?")])[0]
-    what = f"to {intent.kinds[0]} “{thing}”" if intent.kinds else f"for “{thing}”"
+    # "action" names no verb: "an endpoint to action X" would not be English.
+    verb = intent.kinds[0] if intent.kinds and intent.kinds[0] != "action" else ""
+    what = f"to {verb} “{thing}”" if verb else f"for “{thing}”"
     where = ", ".join(lookup.apis) or "this project"
     alternatives = [f"{a.signature} — {a.summary}".rstrip(" —") for a in lookup.alternatives]
     lines = [f"I could not find an endpoint {what} in {where}."]
@@ -274,6 +277,22 @@ def _prerequisites(
             f"- Call {' or '.join(shown)} first to get `{param}`, "
             f"which `{group[0].endpoint.signature}` needs."
         )
+    return lines
+
+
+def _related(
+    related: Sequence[EndpointRef], endpoints: list[AnswerEndpoint], cites: CitationRegistry
+) -> list[str]:
+    """Endpoints ranked near the answer that the ranker is not confident in, not yet shown."""
+    presented = {(e.method, e.path) for e in endpoints}
+    fresh = [r for r in related if (r.method, r.path) not in presented]
+    if not fresh:
+        return []
+    lines = ["", "**Related**", ""]
+    for ref in fresh:
+        n = cites.spec(ref.source, ref.pointer, ref.signature)
+        endpoints.append(_answer_endpoint(ref, "related", n))
+        lines.append(f"- `{ref.signature}` — {ref.summary or ref.operation_id}{_ref(n)}")
     return lines
 
 

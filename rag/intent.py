@@ -13,6 +13,20 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from apiatlas.graph.lexicon import (
+    ADVERBS,
+    DETERMINERS,
+    ID_WORDS,
+    META_WORDS,
+    OLD_WORDS,
+    PHRASES,
+    PREPOSITIONS,
+    STOP_WORDS,
+    SUBJECTS,
+    VERBS,
+    WANTING,
+    verb_kinds,
+)
 from apiatlas.graph.model import OperationKindName
 from apiatlas.graph.words import is_plural
 
@@ -29,79 +43,6 @@ _SNAKE_OP = re.compile(r"\b[a-z]+(?:_[a-z0-9]+){1,}\b")
 _WORD = re.compile(r"[a-z0-9]+")
 _VERSION = re.compile(r"\bv(\d+)\b", re.IGNORECASE)
 
-# Multi-word cues are matched before single words so that "set up" is not read as "set".
-# Common English phrasal verbs: their parts alone mean something else ("get" is not "get rid of").
-_PHRASES: dict[str, tuple[OperationKindName, ...]] = {
-    "set up": ("create",),
-    "sign up": ("create",),
-    "show all": ("list",),
-    "get all": ("list",),
-    "see all": ("list",),
-    "look at": ("read",),
-    "look up": ("search",),
-    "get rid of": ("delete",),
-    "throw away": ("delete",),
-    "throw out": ("delete",),
-    "take down": ("delete",),
-    "clean up": ("delete",),
-    "opt out": ("delete",),
-    "turn off": ("update", "action"),
-    "switch off": ("update", "action"),
-    "shut off": ("update", "action"),
-    "turn on": ("update", "action"),
-    "switch on": ("update", "action"),
-    "find out": ("read",),
-    "fill in": ("update",),
-}
-
-_VERBS: dict[str, tuple[OperationKindName, ...]] = {}
-for _kinds, _words in (
-    (
-        ("create",),
-        "create add new register open make onboard post book submit generate report record "
-        "establish insert issue",
-    ),
-    (("list",), "list all enumerate browse every"),
-    (
-        ("read",),
-        "get fetch retrieve read details detail view show see inspect check display return "
-        "returns obtain",
-    ),
-    (
-        ("update",),
-        "update change edit modify rename patch set replace move adjust amend upsert fix "
-        "correct reschedule alter tweak switch",
-    ),
-    (
-        ("delete",),
-        "delete remove drop destroy erase purge discard trash scrap wipe unregister",
-    ),
-    (("search",), "find search filter query lookup locate"),
-    (("search", "read"), "look"),
-    # Cancelling, archiving or deactivating is usually its own action endpoint; fall back to delete.
-    (
-        ("action", "delete"),
-        "cancel void archive deactivate disable unsubscribe revoke withdraw disconnect",
-    ),
-    # Pausing is an action where the API has one, else usually an update of a status flag.
-    (("action", "update"), "pause suspend stop halt mute"),
-    (
-        ("action",),
-        "accept verify validate test refund capture send resend retry publish complete approve "
-        "reject confirm assign dispatch rotate subscribe upload download print clone "
-        "copy import export sync merge pause resume reset authorize charge pay track ping trigger "
-        "redeliver replay sign activate reactivate enable restore schedule redeem transfer link "
-        "unlink attach detach fire emit notify",
-    ),
-):
-    for _word in _words.split():
-        _VERBS[_word] = _kinds
-
-VERB_WORDS: frozenset[str] = frozenset(
-    [*_VERBS, *(w for phrase in _PHRASES for w in phrase.split())]
-)
-"""Every cue word of the verb lexicon (typo correction accepts and corrects towards them)."""
-
 _HOWTO = re.compile(
     r"\b(how (do|can|should|would|does|to)|how to|guide|tutorial|explain|walk me through|"
     r"what is the (process|flow)|steps to|best practice)",
@@ -110,46 +51,6 @@ _HOWTO = re.compile(
 _PURPOSE = re.compile(r"\b(so( that)? (we|i|they|you|it|he|she|the|our|my)|in order to)\b")
 _NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")
 """A capitalised word after the first one is a name ("our Leeds warehouse"), not a thing."""
-_DETERMINERS = frozenset(
-    "a an the our my your their its this that these those some any each every one all no "
-    "given particular specific certain".split()
-)
-_PREPOSITIONS = frozenset(
-    "with from for of on in at to into onto by under across within via through between "
-    "among per".split()
-)
-_SUBJECTS = frozenset({"i", "we", "you", "they"})
-_ADVERBS = frozenset("just still only also already actually really then now first".split())
-_WANTING = frozenset("want wants need needs how like trying try able".split())
-_ID_WORDS = frozenset({"id", "identifier"})
-_OLD = {"deprecated", "legacy", "old", "older", "previous", "outdated", "obsolete"}
-
-STOPWORDS = frozenset(
-    """a an the and or of to for in on at by with from into about as is are was be been being
-    do does did can could should would will shall may might must i me my we our you your it its
-    this that these those there here what which who whom whose when where why how please want
-    need needs use using used way ways some any one ones via without within across than then so
-    if not no yes just also only like kind kinds type types first next after before able let
-    tell know give work works working done happen happens have has had having got
-    go goes going went gone keep keeps still already yet ever never always again too
-    very much many more most less few each own other another same such both either
-    neither but though although because since until while whether however anymore anyway
-    ago later earlier soon now today tonight yesterday tomorrow recently currently far
-    through off out up down over under between among per s t d ll re ve m don doesn didn
-    isn aren wasn weren won wouldn shouldn couldn can cannot dont doesnt didnt isnt cant wont
-    wheres whats hows thats theres haven hasn hadn us them they their theirs him her his she
-    he our ours mine yours am good bad wrong right best better worse fine possible""".split()
-)
-# Words that describe the asking, not the thing asked about.
-GENERIC = frozenset(
-    """endpoint endpoints api apis call calls calling request requests operation operations route
-    routes url urls resource resources thing things existing id ids info information data field
-    fields parameter parameters param params example examples body payload response responses
-    guide guides tutorial explain process flow steps step practice practices doc docs
-    documentation""".split()
-)
-
-
 class ExplicitEndpoint(BaseModel):
     """An endpoint named in the question, e.g. ``POST /v2/locations`` (method may be absent)."""
 
@@ -218,18 +119,6 @@ def normalise_path(path: str) -> str:
     return "/" + "/".join(segments)
 
 
-def _verb_kinds(word: str) -> tuple[OperationKindName, ...] | None:
-    if word in _VERBS:
-        return _VERBS[word]
-    # Only -ing/-ed: a plural -s is far more often a noun ("posts", "issues") than a verb.
-    for suffix, repl in (("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            stem = word[: -len(suffix)] + repl
-            if stem in _VERBS:
-                return _VERBS[stem]
-    return None
-
-
 def analyse_question(question: str) -> Intent:
     """Parse a question into an :class:`Intent` (deterministic, no I/O)."""
     text = question.strip()
@@ -251,19 +140,19 @@ def analyse_question(question: str) -> Intent:
     kinds: list[OperationKindName] = []
     cue_words: set[str] = set()
     hits: list[tuple[int, str, tuple[OperationKindName, ...]]] = []
-    for phrase, phrase_kinds in _PHRASES.items():
+    for phrase, phrase_kinds in PHRASES.items():
         for m in re.finditer(rf"\b{phrase}\b", lowered):
             hits.append((m.start(), phrase, phrase_kinds))
             cue_words.update(phrase.split())
     # Blanked to the same length, so word positions and phrase positions stay comparable.
     masked = re.sub(
-        "|".join(rf"\b{p}\b" for p in _PHRASES), lambda m: " " * len(m.group()), lowered
+        "|".join(rf"\b{p}\b" for p in PHRASES), lambda m: " " * len(m.group()), lowered
     )
     words = [(m.start(), m.group()) for m in _WORD.finditer(masked)]
     plain = [w for _, w in words]
     for i, (pos, word) in enumerate(words):
-        found = _verb_kinds(word)
-        if found and word not in STOPWORDS and not _in_noun_phrase(plain, i):
+        found = verb_kinds(word)
+        if found and word not in STOP_WORDS and not _in_noun_phrase(plain, i):
             hits.append((pos, word, found))
             cue_words.add(word)
     # The asked operation is the main clause's verb: a participle ("a load that's already
@@ -276,15 +165,15 @@ def analyse_question(question: str) -> Intent:
         kinds.extend(k for k in found if k not in kinds)
 
     versions = [f"v{v}" for v in _VERSION.findall(lowered)]
-    content = [w for _, w in words if w not in STOPWORDS and not w.isdigit()]
+    content = [w for _, w in words if w not in STOP_WORDS and not w.isdigit()]
     keywords = list(dict.fromkeys(content))
     verbs_in_slot = _verb_slots([w for _, w in words])
     nouns = [
         w
         for w in content
         if w not in cue_words
-        and w not in GENERIC
-        and w not in _OLD
+        and w not in META_WORDS
+        and w not in OLD_WORDS
         and w not in versions
         and w not in verbs_in_slot
     ]
@@ -310,7 +199,7 @@ def analyse_question(question: str) -> Intent:
         endpoints=endpoints,
         operation_ids=op_ids,
         is_howto=bool(_HOWTO.search(text)) and not crud and not endpoints and not op_ids,
-        wants_deprecated=bool(_OLD & set(keywords)),
+        wants_deprecated=bool(OLD_WORDS & set(keywords)),
         versions=list(dict.fromkeys(versions)),
         verbs=list(dict.fromkeys(h[1] for h in hits)),
         keywords=keywords,
@@ -329,11 +218,11 @@ def _qualifiers(nouns: list[str], words: list[str]) -> list[str]:
         if word not in nouns:
             continue
         j = i - 1
-        while j >= 0 and (words[j] in _DETERMINERS or words[j].isdigit() or words[j] in nouns):
+        while j >= 0 and (words[j] in DETERMINERS or words[j].isdigit() or words[j] in nouns):
             j -= 1
-        if seen_head and j >= 0 and words[j] in _PREPOSITIONS:
+        if seen_head and j >= 0 and words[j] in PREPOSITIONS:
             out.append(word)
-        elif not (j >= 0 and words[j] in _PREPOSITIONS):
+        elif not (j >= 0 and words[j] in PREPOSITIONS):
             seen_head = True
     return list(dict.fromkeys(out))
 
@@ -343,14 +232,14 @@ def _in_noun_phrase(words: list[str], i: int) -> bool:
     a determiner comes before it with only plain words in between and no word of the phrase
     follows it, so it is a thing, not a verb ("a *new* depot" keeps its verb reading).
     """
-    if i + 1 < len(words) and words[i + 1] not in STOPWORDS:
+    if i + 1 < len(words) and words[i + 1] not in STOP_WORDS:
         return False
     j = i - 1
-    while j >= 0 and words[j] not in _DETERMINERS and words[j] not in STOPWORDS:
-        if _verb_kinds(words[j]) is not None:
+    while j >= 0 and words[j] not in DETERMINERS and words[j] not in STOP_WORDS:
+        if verb_kinds(words[j]) is not None:
             return False
         j -= 1
-    return j >= 0 and j < i and words[j] in _DETERMINERS and words[j] not in ("all", "every")
+    return j >= 0 and j < i and words[j] in DETERMINERS and words[j] not in ("all", "every")
 
 
 def _verb_slots(words: list[str]) -> set[str]:
@@ -360,26 +249,26 @@ def _verb_slots(words: list[str]) -> set[str]:
     out: set[str] = set()
     for i, word in enumerate(words):
         j = i - 1
-        while j >= 0 and words[j] in _ADVERBS:
+        while j >= 0 and words[j] in ADVERBS:
             j -= 1
         if j < 0:
             continue
-        after_to = words[j] == "to" and j > 0 and words[j - 1] in _WANTING
-        if words[j] in _SUBJECTS or after_to:
+        after_to = words[j] == "to" and j > 0 and words[j - 1] in WANTING
+        if words[j] in SUBJECTS or after_to:
             out.add(word)
-    return out - STOPWORDS
+    return out - STOP_WORDS
 
 
 def _participle(word: str) -> bool:
     """True for an -ed form of a cue verb ("booked"), which names a state, not a request."""
-    return word.endswith("ed") and word not in _VERBS and " " not in word
+    return word.endswith("ed") and word not in VERBS and " " not in word
 
 
 def _by_id(kinds: list[OperationKindName], things: list[str], words: list[str]) -> bool:
     """True when a search/list ask is about one thing the developer has the id of."""
     if "read" in kinds or not kinds or kinds[0] not in ("search", "list"):
         return False
-    return bool(_ID_WORDS & set(words)) and bool(things) and not is_plural(things[0])
+    return bool(ID_WORDS & set(words)) and bool(things) and not is_plural(things[0])
 
 
 def _terms(nouns: list[str], words: list[str]) -> list[str]:

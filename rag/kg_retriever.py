@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef, ResourceInfo
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_plural, singular, split_words
-from apiatlas.rag.intent import GENERIC, VERB_WORDS, Intent, analyse_question, normalise_path
+from apiatlas.graph.lexicon import META_WORDS, VERB_WORDS
+from apiatlas.rag.intent import Intent, analyse_question, normalise_path
 from apiatlas.rag.resource_matcher import ResourceMatch, ResourceMatcher
 from apiatlas.rag.vocabulary import Vocabulary
 
@@ -43,6 +44,7 @@ class GraphLookup(BaseModel):
     Attributes:
         intent: The analysed question.
         primary: Endpoints that answer it, best first (empty when nothing fits).
+        related: Further endpoints ranked near the answer but without the ranker's confidence.
         prerequisites: Calls the primary endpoints depend on, nearest first.
         matched_resources: Resources the question's terms matched.
         unmatched_terms: Resource terms that matched nothing in the graph.
@@ -53,6 +55,7 @@ class GraphLookup(BaseModel):
 
     intent: Intent
     primary: list[EndpointRef] = Field(default_factory=list)
+    related: list[EndpointRef] = Field(default_factory=list)
     prerequisites: list[Dependency] = Field(default_factory=list)
     matched_resources: list[ResourceMatch] = Field(default_factory=list)
     unmatched_terms: list[str] = Field(default_factory=list)
@@ -147,7 +150,7 @@ class _MatcherCache:
             if api is None or node.props.get("name") == api:
                 for prop in ("name", "title"):
                     words.update(split_words(str(node.props.get(prop) or "")))
-        names = frozenset(words - GENERIC)
+        names = frozenset(words - META_WORDS)
         with self._lock:
             self._names[(project, api)] = (digest, names)
         return names
@@ -459,13 +462,6 @@ def _mentioned(ref: EndpointRef, intent: Intent) -> bool:
                 return True
     ops = {o.lower() for o in intent.operation_ids}
     return bool(ref.operation_id) and ref.operation_id.lower() in ops
-
-
-def subject_resources(lookup: GraphLookup) -> set[str]:
-    """Keys of the resources the question asks about: those its qualifiers ("shipments *with a
-    given carrier*") matched only when nothing else matched."""
-    subjects = set(lookup.intent.subject_terms([m.term for m in lookup.matched_resources]))
-    return {m.resource.key for m in lookup.matched_resources if m.term in subjects}
 
 
 def replacements(primary: list[EndpointRef], pool: list[EndpointRef]) -> dict[str, EndpointRef]:

@@ -38,7 +38,7 @@ class AnswerEndpoint(BaseModel):
     api: str = ""
     operation_id: str = ""
     deprecated: bool = False
-    role: Literal["primary", "prerequisite"] = "primary"
+    role: Literal["primary", "prerequisite", "related"] = "primary"
     citation: int | None = None
 
 

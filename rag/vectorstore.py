@@ -104,7 +104,9 @@ def open_chroma_store(settings: Settings, embeddings: Embeddings) -> Chroma:
             persist_directory=str(settings.chroma_dir.resolve()),
             client_settings=chromadb.config.Settings(anonymized_telemetry=False),
             # Cosine so that relevance scores are 1 - cosine distance, in [0, 1] for MiniLM.
-            collection_configuration={"hnsw": {"space": "cosine"}},
+            # One construction thread: the same documents then always give the same index, so
+            # rankings (and `make train`, which must reproduce its artifact) are reproducible.
+            collection_configuration={"hnsw": {"space": "cosine", "num_threads": 1}},
         )
     except Exception as e:  # chromadb raises a zoo of types (sqlite, rust bindings, ValueError)
         raise StoreError(

@@ -103,7 +103,10 @@ class MemoryStep:
             docs' answer).
         """
         ctx = runtime.context or AgentContext()
-        lookup = state["lookup"]
+        confident = {e.key for e in state["lookup"].primary}
+        # Memory judges everything the answer shows, the ranker's related endpoints included:
+        # a team decision about a related endpoint may bring it to the front.
+        lookup = shown(state["lookup"])
         details = dict(state.get("details", {}))
         related = list(state.get("related", []))
         hits = list(state.get("memories", []))
@@ -112,11 +115,11 @@ class MemoryStep:
         ):
             hits = _merge(hits, self._linked(runtime, ctx, lookup, related))
         if not hits:
-            return lookup, details, related, None
+            return split_shown(lookup, confident), details, related, None
         views = [self._view(ctx, hit, hit.memory.endpoint_refs) for hit in hits]
         views = relevant_views(views, lookup, related)
         if not views:
-            return lookup, details, related, None
+            return split_shown(lookup, confident), details, related, None
         pool = list(state.get("candidates", []))
         lookup, team = apply_precedence(
             views, lookup, pool=pool, k=ctx.k, api=ctx.api, related=related
@@ -127,7 +130,7 @@ class MemoryStep:
                 detail = self.graph.get_endpoint(ctx.project, endpoint.key)
                 if detail is not None:
                     details[endpoint.key] = detail
-        return lookup, details, related, team
+        return split_shown(lookup, confident), details, related, team
 
     def _linked(
         self,
@@ -167,3 +170,20 @@ def _merge(semantic: list[MemoryHit], linked: list[MemoryHit]) -> list[MemoryHit
             found.model_copy(update={"matched": "both"}) if found is not None else hit
         )
     return list(by_id.values())
+
+
+def shown(lookup: GraphLookup) -> GraphLookup:
+    """The lookup with its related endpoints after the primary ones, as one shown list."""
+    if not lookup.related:
+        return lookup
+    return lookup.model_copy(update={"primary": [*lookup.primary, *lookup.related], "related": []})
+
+
+def split_shown(lookup: GraphLookup, confident: set[str]) -> GraphLookup:
+    """Split a shown list back: primary up to the last endpoint the ranker was confident in
+    (anything memory moved before it leads with it), related after it."""
+    shown_list = lookup.primary
+    last = max((i for i, e in enumerate(shown_list) if e.key in confident), default=0)
+    return lookup.model_copy(
+        update={"primary": shown_list[: last + 1], "related": shown_list[last + 1 :]}
+    )

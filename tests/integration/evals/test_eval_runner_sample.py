@@ -49,8 +49,8 @@ cases:
     expected_endpoints: ["POST /v2/shipments", "POST /v2/locations"]
     acceptable_endpoints: ["GET /v2/locations", "POST /v2/carriers", "GET /v2/carriers"]
     tags: [multi-step]
-  - id: invoice-missing
-    question: "How do I create an invoice?"
+  - id: off-topic
+    question: "How do I train a neural network on a GPU cluster?"
     answerable: false
 """
 
@@ -150,7 +150,7 @@ def test_the_agent_gets_the_obvious_cases_right(written: dict[str, Any]) -> None
     assert agent["precision"] >= 0.2
     assert agent["latency_ms_p95"] >= agent["latency_ms_p50"] > 0.0
     by_id = {c["id"]: c for c in written["cases"] if c["strategy"] == "agent"}
-    assert by_id["invoice-missing"]["ranked"] == [] and by_id["invoice-missing"]["ok"]
+    assert by_id["off-topic"]["ranked"] == [] and by_id["off-topic"]["ok"]
     assert by_id["shipment-cancel"]["ranked"][0] == "POST /v2/shipments/{shipment_id}/cancel"
 
 

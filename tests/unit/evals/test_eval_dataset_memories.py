@@ -9,7 +9,7 @@ import pytest
 from apiatlas.errors import UsageError
 from apiatlas.evals.dataset import load_dataset
 
-DATASETS = Path(__file__).resolve().parents[3] / "evals" / "datasets"
+DATASETS = Path(__file__).resolve().parents[3] / "evals" / "datasets" / "dev"
 
 GOOD = """\
 name: team

@@ -60,7 +60,7 @@ def test_the_metric_is_the_share_over_memory_cases_and_null_otherwise() -> None:
         rec("d", [V1], None, []),  # not a memory case: left out
     ]
     metrics = compute_metrics(agent)
-    assert list(metrics) == list(METRIC_KEYS) and METRIC_KEYS[-1] == "memory_precedence"
+    assert list(metrics) == list(METRIC_KEYS) and METRIC_KEYS[13] == "memory_precedence"
     assert metrics["memory_precedence"] == round(2 / 3, 4)
     assert compute_metrics([rec("a", [V1], ["v1"], None)])["memory_precedence"] is None
     assert compute_metrics([rec("a", [V1], None, ["v1"])])["memory_precedence"] is None

@@ -9,6 +9,7 @@ from apiatlas.evals.metrics import (
     CaseRecord,
     case_ok,
     compute_metrics,
+    ordered_pairs,
     percentile,
     precision_of,
     recall_at,
@@ -71,7 +72,7 @@ def test_precision_counts_acceptable_and_skips_cases_presenting_nothing() -> Non
 
 def test_case_ok_needs_a_right_first_endpoint_and_every_expected_one_in_the_top_10() -> None:
     assert case_ok(A)
-    assert case_ok(B)
+    assert not case_ok(B)  # an acceptable endpoint first: top1 counts expected ones only
     assert not case_ok(C)
     assert case_ok(D)
     assert not case_ok(E)
@@ -82,7 +83,8 @@ def test_compute_metrics_matches_hand_computed_values() -> None:
     m = compute_metrics([A, B, C, D, E])
     assert list(m) == list(METRIC_KEYS)
     assert m["cases"] == 5
-    assert m["top1"] == pytest.approx(2 / 3, abs=1e-4)  # A, B right; C abstained
+    assert m["top1"] == pytest.approx(1 / 3, abs=1e-4)  # A right; B acceptable; C abstained
+    assert m["top1_acceptable"] == pytest.approx(2 / 3, abs=1e-4)  # A, B
     assert m["recall@1"] == pytest.approx((0.5 + 0 + 0) / 3, abs=1e-4)
     assert m["recall@3"] == pytest.approx(1 / 3, abs=1e-4)
     assert m["recall@5"] == pytest.approx(1 / 3, abs=1e-4)
@@ -116,3 +118,33 @@ def test_percentile_is_nearest_rank() -> None:
     assert percentile(values, 100) == 20.0
     assert percentile([7.0], 95) == 7.0
     assert percentile([], 50) is None
+
+
+def test_ordered_pairs_counts_expected_pairs_ranked_in_call_order() -> None:
+    lookup, use, then = "GET /v2/customers", "GET /v2/invoices/{id}", "POST /v2/invoices/{id}/send"
+    in_order = rec("o", [lookup, "GET /x", use, then], [lookup, use, then])
+    assert ordered_pairs(in_order) == 1.0
+    swapped = rec("s", [use, lookup, then], [lookup, use, then])
+    assert ordered_pairs(swapped) == pytest.approx(2 / 3)  # (lookup, use) is out of order
+    missing = rec("m", [lookup, use], [lookup, use, then])
+    assert ordered_pairs(missing) == pytest.approx(1 / 3)  # only (lookup, use) is there
+    assert ordered_pairs(A) == 1.0  # parameter names aside, both in the order expected
+    assert ordered_pairs(B) is None  # one expected endpoint: no pair
+    assert compute_metrics([in_order, swapped, B])["ordered_pairs"] == pytest.approx(5 / 6, abs=1e-4)
+
+
+def test_primary_precision_reads_only_the_answer_itself() -> None:
+    answer = rec("p", ["POST /v2/want", "GET /1", "GET /2"], ["POST /v2/want"])
+    answer = answer.model_copy(update={"primary": ["POST /v2/want"]})
+    assert precision_of(answer) == pytest.approx(1 / 3)
+    assert precision_of(answer, primary=True) == 1.0
+    assert precision_of(A, primary=True) == precision_of(A)  # no primary list: what is shown
+    assert compute_metrics([answer])["primary_precision"] == 1.0
+
+
+def test_warm_latency_is_reported_beside_the_cold_one() -> None:
+    cold = [rec(c, ["GET /a"], ["GET /a"], latency=ms) for c, ms in (("x", 90.0), ("y", 110.0))]
+    both = [r.model_copy(update={"latency_warm_ms": r.latency_ms / 10}) for r in cold]
+    m = compute_metrics(both)
+    assert (m["latency_ms_p50"], m["latency_warm_ms_p50"]) == (90.0, 9.0)
+    assert (m["latency_ms_p95"], m["latency_warm_ms_p95"]) == (110.0, 11.0)

@@ -32,7 +32,8 @@ def _ep(method: str, path: str, operation_id: str = "", summary: str = "") -> En
         ("GET", "/v2/things", "ThingSearch", "search"),
         ("POST", "/x/{id}/cancel", "", "action"),
         ("POST", "/v2/shipments/{shipment_id}/tracking-events", "", "create"),
-        ("POST", "/v2/orders/batch-retrieve", "BatchRetrieveOrders", "action"),
+        # "batch" is no verb: the operation retrieves (a POST because its body lists the ids).
+        ("POST", "/v2/orders/batch-retrieve", "BatchRetrieveOrders", "read"),
         ("POST", "/V1/inventory/sources", "PostV1InventorySources", "create"),
         ("GET", "/V1/products", "GetV1Products", "list"),
         ("GET", "/V1/products/{sku}", "GetV1ProductsSku", "read"),

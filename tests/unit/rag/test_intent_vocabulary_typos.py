@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from apiatlas.rag.intent import VERB_WORDS, analyse_question
+from apiatlas.graph.lexicon import VERB_WORDS
+from apiatlas.rag.intent import analyse_question
 from apiatlas.rag.vocabulary import Vocabulary, edit_distance
 
 VOCAB = Vocabulary(["shipment", "shipments", "location", "webhook", "carrier", "cancel", "id"])

@@ -1,0 +1,151 @@
+"""``make ablation``: the ranker with each signal switched off in turn, and against plain RRF.
+
+Every variant is trained on the dev datasets only. Dev figures are out of fold (each dev API
+ranked by a model fitted on the other dev APIs); test figures come from the model fitted on all
+of dev, and the test datasets are only scored, never fitted or calibrated on. The figures are
+the ranking's (the candidate pool ordered by each variant, and its answer decision), which is
+what the agent presents before prerequisites are added.
+
+Writes ``evals/results/ablation.md`` and ``ablation.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from apiatlas.evals.dataset import load_dataset
+from apiatlas.evals.homes import dataset_files
+from apiatlas.evals.train import DATASETS, HOMES, Example, collect, dev_datasets, train
+from apiatlas.graph.signatures import endpoint_key
+from apiatlas.rag.ranking.features import FEATURES, GROUPS
+from apiatlas.rag.ranking.model import RankerModel
+
+RESULTS = Path(__file__).resolve().parent / "results"
+TEST_HOMES = Path(".apiatlas") / "report"
+RRF_K = 3.0
+_RANK_LISTS = [FEATURES.index(f) for f in ("graph_rr", "name_dense_rr", "text_rr")]
+
+Scorer = Callable[[Example], list[float]]
+
+
+def rrf_scores(example: Example) -> list[float]:
+    """Reciprocal-rank fusion of the graph, name-dense and whole-text BM25 rankings (no learning)."""
+    out = []
+    for vector in example.pool.vectors:
+        out.append(sum(1.0 / (RRF_K + 1.0 / vector[i]) for i in _RANK_LISTS if vector[i] > 0))
+    return out
+
+
+def ranking_metrics(examples: Sequence[Example], scores: Sequence[Sequence[float]],
+                    answers: Sequence[bool]) -> dict[str, float | None]:
+    """top1 (expected only), top1 with acceptable, recall@5, abstention and false abstention."""
+    top1, lenient, recall5, abstained_right, false_abstained = [], [], [], [], []
+    for ex, score, answer in zip(examples, scores, answers, strict=True):
+        order = sorted(range(len(score)), key=lambda i: (-score[i], ex.pool.refs[i].key))
+        ranked = [endpoint_key(ex.pool.refs[i].signature) for i in order] if answer else []
+        if not ex.case.answerable:
+            abstained_right.append(float(not ranked))
+            continue
+        expected = set(ex.case.expected)
+        false_abstained.append(float(not ranked))
+        top1.append(float(bool(ranked) and ranked[0] in expected))
+        lenient.append(float(bool(ranked) and ranked[0] in expected | set(ex.case.acceptable)))
+        recall5.append(len(expected & set(ranked[:5])) / len(expected))
+    mean = lambda xs: round(sum(xs) / len(xs), 3) if xs else None  # noqa: E731
+    return {"top1": mean(top1), "top1_acceptable": mean(lenient), "recall@5": mean(recall5),
+            "abstention_accuracy": mean(abstained_right),
+            "false_abstention": mean(false_abstained)}
+
+
+def _decide(model: RankerModel, examples: Sequence[Example]) -> tuple[list[list[float]], list[bool]]:
+    scores, answers = [], []
+    for ex in examples:
+        scores.append(model.scores(ex.pool))
+        answers.append(model.decide(ex.pool).answer)
+    return scores, answers
+
+
+def evaluate(dev: Sequence[Example], test: Sequence[Example], disabled: Sequence[str] | None
+             ) -> dict[str, dict[str, float | None]]:
+    """Metrics per dataset for one variant (``disabled=None``: RRF, always answering)."""
+    out: dict[str, dict[str, float | None]] = {}
+    names = sorted({ex.dataset for ex in dev})
+    for name in names:
+        held = [ex for ex in dev if ex.dataset == name]
+        if disabled is None:
+            scores, answers = [rrf_scores(ex) for ex in held], [True] * len(held)
+        else:
+            model = train([ex for ex in dev if ex.dataset != name], disabled)
+            scores, answers = _decide(model, held)
+        out[name] = ranking_metrics(held, scores, answers)
+    full = train(dev, disabled or ()) if disabled is not None else None
+    for name in sorted({ex.dataset for ex in test}):
+        held = [ex for ex in test if ex.dataset == name]
+        if full is None:
+            scores, answers = [rrf_scores(ex) for ex in held], [True] * len(held)
+        else:
+            scores, answers = _decide(full, held)
+        out[name] = ranking_metrics(held, scores, answers)
+    return out
+
+
+def variants() -> dict[str, Sequence[str] | None]:
+    """Variant name -> disabled groups (``None`` is plain RRF)."""
+    out: dict[str, Sequence[str] | None] = {"learned (all signals)": ()}
+    out.update({f"without {group}": (group,) for group in GROUPS})
+    out["RRF (graph + name-dense + text BM25 ranks)"] = None
+    return out
+
+
+def markdown(results: dict[str, dict[str, dict[str, float | None]]], splits: dict[str, str]
+             ) -> str:
+    names = sorted(splits, key=lambda n: (splits[n] != "dev", n))
+    lines = ["# Ranker ablation", "",
+             "Ranking-level figures. Dev: out of fold (each dev API ranked by a model trained on "
+             "the other dev APIs). Test: the model trained on all dev; test sets are only "
+             "scored. `top1` counts expected endpoints only; `top1_acceptable` beside it.", ""]
+    for metric in ("top1", "top1_acceptable", "recall@5", "abstention_accuracy",
+                   "false_abstention"):
+        lines += [f"## {metric}", "",
+                  "| variant | " + " | ".join(f"{n} ({splits[n]})" for n in names)
+                  + " | dev mean | test mean |",
+                  "| --- | " + " | ".join("---:" for _ in names) + " | ---: | ---: |"]
+        for variant, per in results.items():
+            cells, means = [], {"dev": [], "test": []}
+            for n in names:
+                value = per[n][metric]
+                cells.append("-" if value is None else f"{value:.2f}")
+                if value is not None:
+                    means[splits[n]].append(value)
+            avg = [f"{sum(v) / len(v):.3f}" if v else "-" for v in means.values()]
+            lines.append(f"| {variant} | " + " | ".join(cells) + f" | {avg[0]} | {avg[1]} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m apiatlas.evals.ablation", description=__doc__)
+    parser.add_argument("--homes", type=Path, default=HOMES, help="ingested dev dataset homes")
+    parser.add_argument("--test-homes", type=Path, default=TEST_HOMES,
+                        help="ingested test dataset homes (kept apart from training's)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    dev = collect(dev_datasets(), args.homes)
+    test_sets = [load_dataset(f) for f in dataset_files(DATASETS / "test")]
+    test = collect(test_sets, args.test_homes)
+    splits = {**{ex.dataset: "dev" for ex in dev}, **{ex.dataset: "test" for ex in test}}
+    results = {name: evaluate(dev, test, disabled) for name, disabled in variants().items()}
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "ablation.md").write_text(markdown(results, splits) + "\n", encoding="utf-8")
+    (args.out / "ablation.json").write_text(
+        json.dumps({"splits": splits, "results": results}, indent=1) + "\n", encoding="utf-8")
+    print(markdown(results, splits))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,255 @@
+"""``make train``: fit the ranker on the dev datasets and write ``rag/ranking/ranker.json``.
+
+Reads only ``evals/datasets/dev`` (and the specs those datasets name), never a test dataset:
+:func:`dev_datasets` refuses any file outside the dev folder. Deterministic: the same data gives
+the same artifact byte for byte (fixed solver, no sampling, rounded coefficients).
+
+Thresholds are chosen on out-of-fold predictions (each dev API scored by models fitted on the
+other dev APIs), so they reflect how the ranker does on an API it has not seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+from apiatlas.config import Settings
+from apiatlas.errors import UsageError
+from apiatlas.evals.dataset import Case, Dataset, load_dataset
+from apiatlas.evals.homes import dataset_atlas, dataset_files
+from apiatlas.graph.signatures import endpoint_key
+from apiatlas.rag.embeddings import load_embeddings
+from apiatlas.rag.kg_retriever import KnowledgeGraphRetriever
+from apiatlas.rag.ranking.features import FEATURES, Pool
+from apiatlas.rag.ranking.model import (
+    ANSWER_FEATURES,
+    ARTIFACT,
+    Linear,
+    RankerModel,
+    answer_vector,
+    masked,
+)
+from apiatlas.rag.ranking.pipeline import FieldIndexCache, question_pool
+
+DATASETS = Path(__file__).resolve().parent / "datasets"
+DEV = DATASETS / "dev"
+HOMES = Path(".apiatlas") / "train"
+EXCLUDED = ("sample-memory",)
+"""Dev datasets whose expected answers follow project memory, not the docs: not ranking data."""
+C = 1.0
+"""Inverse regularisation strength of both logistic models (scikit-learn's default)."""
+DECIMALS = 5
+MAX_FALSE_ABSTENTION = 0.05
+PRESENTED = 5
+
+
+@dataclass
+class Example:
+    """One dev case with its candidate pool and labels."""
+
+    dataset: str
+    case: Case
+    pool: Pool
+    labels: list[int | None]
+    """Per candidate: 1 expected, 0 not wanted, ``None`` acceptable (left out of training)."""
+
+
+def dev_datasets(folder: Path = DEV, names: Sequence[str] = ()) -> list[Dataset]:
+    """The dev datasets used for training, refusing anything outside the dev folder.
+
+    Raises:
+        UsageError: ``folder`` is not the dev folder.
+    """
+    if folder.resolve().name != "dev":
+        raise UsageError(f"{folder}: training reads dev datasets only (evals/datasets/dev)")
+    return [load_dataset(f) for f in dataset_files(folder, names) if f.stem not in EXCLUDED]
+
+
+def collect(datasets: Sequence[Dataset], homes: Path = HOMES) -> list[Example]:
+    """Ingest each dataset into its home under ``homes`` and build every case's pool."""
+    embeddings = load_embeddings(Settings())
+    examples: list[Example] = []
+    for dataset in datasets:
+        with dataset_atlas(dataset, homes, embeddings) as atlas:
+            graph = KnowledgeGraphRetriever(store=atlas.graph, embeddings=atlas.embeddings)
+            fields = FieldIndexCache(atlas.embeddings)
+            for case in dataset.cases:
+                pool = question_pool(case.question, graph=graph, fields=fields,
+                                     project=dataset.name)
+                examples.append(Example(dataset.name, case, pool, labels(case, pool)))
+    return examples
+
+
+def labels(case: Case, pool: Pool) -> list[int | None]:
+    """1 for an expected candidate, ``None`` for an acceptable one, 0 otherwise."""
+    expected, acceptable = set(case.expected), set(case.acceptable)
+    out: list[int | None] = []
+    for ref in pool.refs:
+        key = endpoint_key(ref.signature)
+        out.append(1 if key in expected else None if key in acceptable else 0)
+    return out
+
+
+def fit_linear(x: np.ndarray, y: np.ndarray, names: Sequence[str]) -> Linear:
+    """A standardised logistic regression, coefficients rounded for a stable artifact."""
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-3] = 1.0  # a constant feature: nothing to scale
+    model = LogisticRegression(C=C, max_iter=2000, solver="lbfgs")
+    model.fit((x - mean) / scale, y)
+    r = lambda values: tuple(round(float(v), DECIMALS) for v in values)  # noqa: E731
+    return Linear(tuple(names), r(mean), r(scale), r(model.coef_[0]),
+                  round(float(model.intercept_[0]), DECIMALS))
+
+
+def fit_candidates(examples: Sequence[Example], disabled: Sequence[str] = ()) -> Linear:
+    """The candidate model over every labelled candidate of ``examples``."""
+    rows, ys = [], []
+    for ex in examples:
+        for vector, label in zip(ex.pool.vectors, ex.labels, strict=True):
+            if label is not None:
+                rows.append(masked(vector, disabled))
+                ys.append(label)
+    return fit_linear(np.array(rows), np.array(ys), FEATURES)
+
+
+def out_of_fold(
+    examples: Sequence[Example], fit: Callable[[Sequence[Example]], Linear],
+    disabled: Sequence[str] = (),
+) -> list[list[float]]:
+    """Candidate probabilities of each example from a model fitted without its dataset."""
+    out: list[list[float]] = [[] for _ in examples]
+    for name in sorted({ex.dataset for ex in examples}):
+        model = fit([ex for ex in examples if ex.dataset != name])
+        for i, ex in enumerate(examples):
+            if ex.dataset == name:
+                out[i] = [model.probability(masked(v, disabled)) for v in ex.pool.vectors]
+    return out
+
+
+def answer_rows(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
+                ) -> np.ndarray:
+    """The answer model's feature vectors of ``examples`` given candidate probabilities."""
+    rows = []
+    for ex, probs in zip(examples, probabilities, strict=True):
+        order = sorted(range(len(probs)), key=lambda i: -probs[i])
+        best = ex.pool.vectors[order[0]] if order else [0.0] * len(FEATURES)
+        rows.append(answer_vector(ex.pool, [probs[i] for i in order], best))
+    return np.array(rows) if rows else np.zeros((0, len(ANSWER_FEATURES)))
+
+
+def answer_threshold(p_answer: Sequence[float], answerable: Sequence[bool]) -> float:
+    """The threshold with the best balanced accuracy whose false abstention stays at most
+    :data:`MAX_FALSE_ABSTENTION` (the lowest threshold when none does)."""
+    positives = [p for p, a in zip(p_answer, answerable, strict=True) if a]
+    negatives = [p for p, a in zip(p_answer, answerable, strict=True) if not a]
+    best, best_score = 0.0, -1.0
+    for t in sorted({0.0, *(round(p, DECIMALS) for p in p_answer)}):
+        false_abstention = sum(p < t for p in positives) / max(len(positives), 1)
+        if false_abstention > MAX_FALSE_ABSTENTION:
+            break
+        rejected = sum(p < t for p in negatives) / max(len(negatives), 1)
+        score = (rejected + 1 - false_abstention) / 2
+        if score > best_score:
+            best, best_score = t, score
+    return best
+
+
+def primary_threshold(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
+                      ) -> float:
+    """The probability above which a candidate after the first joins the primary list: the
+    one with the best mean F1 of the primary list against expected and acceptable endpoints."""
+    cases = []
+    for ex, probs in zip(examples, probabilities, strict=True):
+        if not ex.case.answerable or not probs:
+            continue
+        wanted = set(ex.case.expected) | set(ex.case.acceptable)
+        order = sorted(range(len(probs)), key=lambda i: -probs[i])[:PRESENTED]
+        hits = [endpoint_key(ex.pool.refs[i].signature) in wanted for i in order]
+        cases.append(([probs[i] for i in order], hits, len(set(ex.case.expected))))
+    best, best_f1 = 1.0, -1.0
+    for t in [round(0.05 * i, 2) for i in range(1, 20)]:
+        f1s = []
+        for probs, hits, n_expected in cases:
+            chosen = [0] + [i for i in range(1, len(probs)) if probs[i] >= t]
+            right = sum(hits[i] for i in chosen)
+            precision, recall = right / len(chosen), min(right / max(n_expected, 1), 1.0)
+            f1s.append(2 * precision * recall / (precision + recall) if right else 0.0)
+        mean = sum(f1s) / len(f1s) if f1s else 0.0
+        if mean > best_f1:
+            best, best_f1 = t, mean
+    return best
+
+
+def train(examples: Sequence[Example], disabled: Sequence[str] = (),
+          meta: dict[str, object] | None = None) -> RankerModel:
+    """Fit both models on ``examples`` and calibrate their thresholds out of fold."""
+    fit = lambda exs: fit_candidates(exs, disabled)  # noqa: E731
+    candidate = fit(examples)
+    oof = out_of_fold(examples, fit, disabled)
+    answerable = np.array([ex.case.answerable for ex in examples])
+    rows = answer_rows(examples, oof)
+    answer = fit_linear(rows, answerable.astype(int), ANSWER_FEATURES)
+    # The answer threshold, too, is chosen on answer probabilities of unseen APIs.
+    p_answer = [0.0] * len(examples)
+    for name in sorted({ex.dataset for ex in examples}):
+        inside = np.array([ex.dataset != name for ex in examples])
+        held = fit_linear(rows[inside], answerable[inside].astype(int), ANSWER_FEATURES)
+        for i, ex in enumerate(examples):
+            if ex.dataset == name:
+                p_answer[i] = held.probability(rows[i])
+    return RankerModel(
+        candidate=candidate,
+        answer=answer,
+        answer_threshold=answer_threshold(p_answer, list(answerable)),
+        primary_threshold=primary_threshold(examples, oof),
+        disabled=tuple(disabled),
+        meta=dict(meta or {}),
+    )
+
+
+def digest(datasets: Sequence[Dataset]) -> dict[str, str]:
+    """sha256 of every dataset file and every source file it names (prefix, 16 hex digits)."""
+    out: dict[str, str] = {}
+    for dataset in datasets:
+        for path in [dataset.path, *map(Path, dataset.sources.openapi)]:
+            if path is not None and path.is_file():
+                key = f"{dataset.name}:{path.name}"
+                out[key] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return dict(sorted(out.items()))
+
+
+def write_artifact(model: RankerModel, path: Path = ARTIFACT) -> None:
+    """Write the artifact as stable, sorted JSON."""
+    path.write_text(json.dumps(model.to_json(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m apiatlas.evals.train", description=__doc__)
+    parser.add_argument("--out", type=Path, default=ARTIFACT, help="where to write the artifact")
+    parser.add_argument("--homes", type=Path, default=HOMES, help="ingested dataset homes")
+    args = parser.parse_args(argv)
+    datasets = dev_datasets()
+    examples = collect(datasets, args.homes)
+    model = train(examples, meta={
+        "datasets": sorted(d.name for d in datasets),
+        "cases": len(examples),
+        "digests": digest(datasets),
+    })
+    write_artifact(model, args.out)
+    print(f"trained on {len(examples)} dev cases of {len(datasets)} datasets -> {args.out}")
+    print(f"answer threshold {model.answer_threshold}, primary threshold "
+          f"{model.primary_threshold}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,202 @@
+"""Candidate endpoints for a question and their features, all from the API's own text and graph.
+
+The pool is the union of what the knowledge graph ranked and the best endpoints of the field
+index: by per-field BM25, by BM25 over all fields, and by the dense similarity of their compact
+names. Every candidate gets the same features, so a small learned model can weigh them; nothing
+here is tuned to a dataset. Every signal is exact (no approximate nearest-neighbour search), so
+the same question on the same graph always gives the same pool: `make train` reproduces its
+artifact byte for byte.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from apiatlas.graph.model import EndpointRef
+from apiatlas.graph.words import is_param, path_segments
+from apiatlas.rag.intent import Intent
+from apiatlas.rag.kg_retriever import EXPLICIT_SCORE, GraphLookup, intent_fit
+from apiatlas.rag.ranking.fields import FIELDS, FieldIndex, terms
+
+LEXICAL_POOL = 20
+"""Endpoints the per-field lexical index adds to the pool (by summed normalised field score)."""
+MAX_FIT = 65.0
+"""The largest :func:`~apiatlas.rag.kg_retriever.intent_fit`."""
+
+FEATURES: tuple[str, ...] = (
+    *(f"lex_{name}" for name in FIELDS),
+    "cov_all",
+    "cov_head",
+    "name_dense",
+    "name_dense_gap",
+    "name_dense_rr",
+    "text_rr",
+    "graph_rr",
+    "graph_score",
+    "resource_match",
+    "resource_own",
+    "kind_first",
+    "kind_any",
+    "fit",
+    "depth",
+    "id_params",
+    "ends_param",
+    "deprecated",
+    "docs_count",
+    "resource_size",
+    "explicit",
+)
+"""Feature names, in the order of every feature vector."""
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    **{f"lexical:{name}": (f"lex_{name}",) for name in FIELDS},
+    "coverage": ("cov_all", "cov_head"),
+    "name_dense": ("name_dense", "name_dense_gap", "name_dense_rr"),
+    "text": ("text_rr",),
+    "graph": ("graph_rr", "graph_score"),
+    "resource": ("resource_match", "resource_own"),
+    "kind": ("kind_first", "kind_any", "fit"),
+    "structure": (
+        "depth", "id_params", "ends_param", "deprecated", "docs_count", "resource_size"
+    ),
+    "explicit": ("explicit",),
+}
+"""Signals by name, for ablations: each group can be switched off as a whole."""
+
+
+@dataclass
+class Pool:
+    """The candidates for one question with their feature vectors.
+
+    Attributes:
+        refs: Candidate endpoints (graph references, so ``kind`` and ``resource`` are known).
+        vectors: One feature vector per candidate, in :data:`FEATURES` order.
+        unknown_share: Share of the question's content words that no endpoint of the API uses.
+        unmatched_share: Share of the question's resource terms that matched no resource of
+            the graph, by name or by embedding similarity.
+        explicit: The question named an endpoint or operation id that exists.
+    """
+
+    refs: list[EndpointRef] = field(default_factory=list)
+    vectors: list[list[float]] = field(default_factory=list)
+    unknown_share: float = 0.0
+    unmatched_share: float = 0.0
+    explicit: bool = False
+
+
+def build_pool(
+    question: str,
+    lookup: GraphLookup,
+    graph: Sequence[EndpointRef],
+    index: FieldIndex,
+    query_vector: Sequence[float] | None = None,
+) -> Pool:
+    """The candidate pool of ``question`` and every candidate's features.
+
+    Args:
+        question: The developer's question.
+        lookup: The knowledge graph's lookup (the analysed intent, the resources matched).
+        graph: The knowledge graph's candidates, best first, with the graph's ``score``.
+        index: The per-field lexical index of the same project and API.
+        query_vector: The question's embedding, for the similarity to every endpoint's compact
+            name (those features read 0 without it).
+    """
+    intent = lookup.intent
+    query = terms(question)
+    scores = index.field_scores(query)
+    norm = {name: max(s.values(), default=0.0) or 1.0 for name, s in scores.items()}
+    lexical = [index.endpoints[p].key for p in _lexical_top(scores, norm)]
+    text = index.text_scores(query)
+    by_text = sorted(text, key=lambda p: (-text[p], p))
+    text_rank = {p: r for r, p in enumerate(by_text, 1)}
+    graph_rank = {ref.key: i for i, ref in reversed(list(enumerate(graph, 1)))}
+    top_graph = max((r.score for r in graph if r.score < EXPLICIT_SCORE), default=0.0) or 1.0
+    explicit = {r.key for r in graph if r.score >= EXPLICIT_SCORE}
+
+    names = index.name_similarities(query_vector) if query_vector is not None else None
+    by_name: list[int] = []
+    name_rank: dict[int, int] = {}
+    best_name = 0.0
+    if names is not None:
+        ranked_names = np.argsort(-names, kind="stable")
+        name_rank = {int(p): r for r, p in enumerate(ranked_names, 1)}
+        by_name = [int(p) for p in ranked_names[:LEXICAL_POOL]]
+        best_name = float(names[ranked_names[0]])
+
+    order = [r.key for r in graph] + lexical
+    order += [index.endpoints[p].key for p in by_text[:LEXICAL_POOL] + by_name]
+    pool = Pool(explicit=bool(explicit))
+    by_key = {r.key: r for r in graph}
+    for key in dict.fromkeys(order):
+        position = index.position(key)
+        if position is None:
+            continue  # a graph candidate outside the index's API
+        ref = by_key.get(key) or index.endpoints[position]
+        pool.refs.append(ref)
+        features = {f"lex_{name}": scores[name].get(position, 0.0) / norm[name] for name in FIELDS}
+        features["cov_all"] = index.coverage(query, position)
+        features["cov_head"] = index.coverage(query, position, ("name", "path"))
+        if names is not None:
+            features["name_dense"] = float(names[position])
+            features["name_dense_gap"] = best_name - features["name_dense"]
+            features["name_dense_rr"] = 1.0 / name_rank[position]
+        else:
+            features["name_dense"] = features["name_dense_gap"] = features["name_dense_rr"] = 0.0
+        features["text_rr"] = 1.0 / text_rank[position] if position in text_rank else 0.0
+        features["graph_rr"] = 1.0 / graph_rank[key] if key in graph_rank else 0.0
+        graph_score = by_key[key].score if key in by_key else 0.0
+        features["graph_score"] = min(graph_score, top_graph) / top_graph
+        features["resource_match"], features["resource_own"] = _resource_match(ref, lookup)
+        features["kind_first"] = float(intent.kinds[:1] == [ref.kind])
+        features["kind_any"] = float(ref.kind in intent.kinds)
+        features["fit"] = intent_fit(ref, intent) / MAX_FIT
+        segments = path_segments(ref.path)
+        params = [s for s in segments if is_param(s)]
+        features["depth"] = min(len(segments) - len(params), 6) / 6
+        features["id_params"] = min(len(params), 4) / 4
+        features["ends_param"] = float(bool(segments) and is_param(segments[-1]))
+        features["deprecated"] = float(ref.deprecated)
+        features["docs_count"] = math.log1p(index.docs_count[position]) / 3
+        features["resource_size"] = math.log1p(index.resource_size[position]) / 4
+        features["explicit"] = float(key in explicit)
+        pool.vectors.append([features[name] for name in FEATURES])
+    pool.unknown_share = _unknown_share(query, index, intent)
+    single = [t for t in intent.resource_terms if " " not in t]
+    unmatched = [t for t in lookup.unmatched_terms if " " not in t]
+    pool.unmatched_share = len(unmatched) / len(single) if single else 0.0
+    return pool
+
+
+def _resource_match(ref: EndpointRef, lookup: GraphLookup) -> tuple[float, float]:
+    """How well the question named the endpoint's resource (or one it sits under), and whether
+    it named exactly that resource: the best match score of each."""
+    under, own = 0.0, 0.0
+    for match in lookup.matched_resources:
+        key = match.resource.key
+        if ref.resource == key:
+            own = max(own, match.score)
+        if ref.resource == key or ref.resource.startswith(key + "/"):
+            under = max(under, match.score)
+    return under, own
+
+
+def _lexical_top(scores: dict[str, dict[int, float]], norm: dict[str, float]) -> list[int]:
+    """Index positions of the endpoints with the best summed normalised field scores."""
+    total: dict[int, float] = {}
+    for name, per in scores.items():
+        for position, score in per.items():
+            total[position] = total.get(position, 0.0) + score / norm[name]
+    return sorted(total, key=lambda p: (-total[p], p))[:LEXICAL_POOL]
+
+
+def _unknown_share(query: Sequence[str], index: FieldIndex, intent: Intent) -> float:
+    """Share of the question's content words (names of things it cites aside) the API lacks."""
+    named = {t for name in intent.names for t in terms(name)}
+    words = [t for t in dict.fromkeys(query) if t not in named]
+    if not words:
+        return 0.0
+    return sum(not index.knows(t) for t in words) / len(words)

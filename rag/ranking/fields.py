@@ -1,0 +1,268 @@
+"""Each endpoint described in the spec's own words, field by field, with a BM25 index per field.
+
+An endpoint's fields come from the knowledge graph, so from the spec and the guides only:
+
+- ``name``: summary and operationId (split into words);
+- ``description``: the operation's description;
+- ``path``: the path's resource words and the resource's name;
+- ``tag``: its tags and the tags' descriptions;
+- ``schema``: its request and response schemas' names and descriptions;
+- ``params``: its parameters' and request fields' names;
+- ``docs``: titles of the guide sections that name it (``METHOD /path``).
+
+Each endpoint also gets one dense vector of a compact text, the words that name what it does
+(summary, or the description's first sentence; operationId; path words): a long card's vector
+averages its parameters and examples in, and the name is what a question paraphrases.
+
+Per-field scores let a learned ranker weigh, per API, a match in the operation's name against
+one in a long description, instead of one blended score where long text drowns short text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from apiatlas.graph.model import EndpointRef, Node
+from apiatlas.graph.linker import normalise_path
+from apiatlas.graph.records import endpoint_ref
+from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.graph.words import is_param, is_version, path_segments, singular, split_words
+from apiatlas.graph.lexicon import STOP_WORDS
+
+FIELDS: tuple[str, ...] = ("name", "description", "path", "tag", "schema", "params", "docs")
+ALL = "all"
+"""The fields as one text: a whole-endpoint BM25 beside the per-field ones."""
+_K1 = 1.2
+_B = 0.75
+_MENTION = re.compile(r"^([A-Z]+) (/\S*)$")
+_SENTENCE = re.compile(r"(?<=[.!?])\s")
+NAME_CHARS = 240
+"""Longest compact name text: well inside the embedding model's window."""
+
+
+def terms(text: str) -> list[str]:
+    """Lowercase, identifier-split, singular content words of ``text`` (stop words dropped)."""
+    out = []
+    for word in split_words(text):
+        if len(word) < 2 or word in STOP_WORDS or word.isdigit():
+            continue
+        out.append(singular(word))
+    return out
+
+
+@dataclass
+class _Postings:
+    """One field's BM25 statistics."""
+
+    lengths: list[int]
+    postings: dict[str, dict[int, int]]
+    average: float
+
+    def scores(self, query: Sequence[str], n: int) -> dict[int, float]:
+        out: dict[int, float] = defaultdict(float)
+        for term in set(query):
+            docs = self.postings.get(term)
+            if not docs:
+                continue
+            idf = math.log(1.0 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+            for doc, tf in docs.items():
+                norm = _K1 * (1 - _B + _B * self.lengths[doc] / (self.average or 1.0))
+                out[doc] += idf * tf * (_K1 + 1) / (tf + norm)
+        return out
+
+
+@dataclass
+class FieldIndex:
+    """Per-field BM25 over every endpoint of a project (or one API of it).
+
+    Attributes:
+        endpoints: The endpoints, in index order.
+        fields: Field name -> per-endpoint term lists.
+        docs_count: Per endpoint, how many guide sections name it.
+        resource_size: Per endpoint, how many endpoints its resource has.
+        names: Per endpoint, unit vectors of its compact name text (one row each), or ``None``
+            when the index was built without embeddings.
+    """
+
+    endpoints: list[EndpointRef]
+    fields: dict[str, list[list[str]]]
+    docs_count: list[int]
+    resource_size: list[int]
+    names: np.ndarray | None = None
+    _postings: dict[str, _Postings] = field(default_factory=dict, repr=False)
+    _position: dict[str, int] = field(default_factory=dict, repr=False)
+    _document_frequency: Counter[str] = field(default_factory=Counter, repr=False)
+
+    def __post_init__(self) -> None:
+        self._position = {ref.key: i for i, ref in enumerate(self.endpoints)}
+        everything = [[t for name in FIELDS for t in self.fields[name][i]]
+                      for i in range(len(self.endpoints))]
+        for name, docs in [*self.fields.items(), (ALL, everything)]:
+            postings: dict[str, dict[int, int]] = defaultdict(dict)
+            for i, words in enumerate(docs):
+                for term, tf in Counter(words).items():
+                    postings[term][i] = tf
+            lengths = [len(d) for d in docs]
+            average = sum(lengths) / len(lengths) if lengths else 0.0
+            self._postings[name] = _Postings(lengths, dict(postings), average)
+        for i in range(len(self.endpoints)):
+            self._document_frequency.update({t for d in self.fields.values() for t in d[i]})
+
+    def __len__(self) -> int:
+        return len(self.endpoints)
+
+    def position(self, key: str) -> int | None:
+        """The index of endpoint ``key``, or ``None`` when it is not indexed."""
+        return self._position.get(key)
+
+    def knows(self, term: str) -> bool:
+        """True when some endpoint's text uses ``term`` (a word of :func:`terms`)."""
+        return term in self._document_frequency
+
+    def rarity(self, term: str) -> float:
+        """Inverse document frequency of ``term`` over endpoints (0 for an unknown term)."""
+        df = self._document_frequency.get(term, 0)
+        return math.log(1.0 + len(self.endpoints) / df) if df else 0.0
+
+    def name_similarities(self, query_vector: Sequence[float]) -> np.ndarray | None:
+        """Cosine similarity of the question's vector to every endpoint's compact name."""
+        if self.names is None or not len(self.endpoints):
+            return None
+        q = np.asarray(query_vector, dtype=np.float32)
+        norm = float(np.linalg.norm(q)) or 1.0
+        return self.names @ (q / norm)
+
+    def field_scores(self, query: Sequence[str]) -> dict[str, dict[int, float]]:
+        """Field -> endpoint index -> BM25 score of ``query`` (only endpoints that match)."""
+        n = len(self.endpoints)
+        return {name: self._postings[name].scores(query, n) for name in FIELDS}
+
+    def text_scores(self, query: Sequence[str]) -> dict[int, float]:
+        """Endpoint index -> BM25 score of ``query`` over all of an endpoint's fields as one."""
+        return self._postings[ALL].scores(query, len(self.endpoints))
+
+    def coverage(self, query: Sequence[str], position: int, names: Iterable[str] = FIELDS) -> float:
+        """The rarity-weighted share of ``query``'s terms found in the endpoint's ``names``."""
+        words = {t for name in names for t in self.fields[name][position]}
+        total = sum(self.rarity(t) or 1.0 for t in set(query))
+        found = sum(self.rarity(t) or 1.0 for t in set(query) if t in words)
+        return found / total if total else 0.0
+
+
+def build_field_index(
+    store: KnowledgeGraphStore,
+    project: str,
+    api: str | None,
+    embeddings: Embeddings | None = None,
+) -> FieldIndex:
+    """Read the graph of ``project`` (``api`` only, when given) into a :class:`FieldIndex`,
+    embedding each endpoint's compact name text with ``embeddings`` when given."""
+    # In key order: ties then break the same way whatever order the store returns rows in.
+    endpoints = sorted((n for n in store.nodes(project, "Endpoint") if _in(n, api)),
+                       key=lambda n: n.key)
+    tags = {(n.props.get("api"), n.props.get("name")): n for n in store.nodes(project, "Tag")}
+    schemas = {n.key: n for n in store.nodes(project, "Schema")}
+    params: dict[str, list[str]] = defaultdict(list)
+    for node in store.nodes(project, "Parameter"):
+        owner = node.key.split("/param/", 1)[0]
+        params[owner].append(str(node.props.get("name", "")))
+    fields_of: dict[str, list[str]] = defaultdict(list)
+    for node in store.nodes(project, "Field"):
+        owner = node.key.split("/field/", 1)[0]
+        fields_of[owner].append(str(node.props.get("name", "")))
+    titles = _doc_titles(store.nodes(project, "DocSection"), endpoints)
+    per_resource = Counter(str(n.props.get("resource", "")) for n in endpoints)
+
+    texts: dict[str, list[list[str]]] = {name: [] for name in FIELDS}
+    refs: list[EndpointRef] = []
+    names: list[str] = []
+    for node in endpoints:
+        p = node.props
+        api_name = str(p.get("api", ""))
+        refs.append(endpoint_ref(node.key, node.props))
+        names.append(name_text(node))
+        texts["name"].append(terms(f"{p.get('summary', '')} {p.get('operation_id', '')}"))
+        texts["description"].append(terms(str(p.get("description", ""))))
+        segments = [s for s in path_segments(str(p.get("path", ""))) if not is_version(s)]
+        words = " ".join(s for s in segments if not is_param(s))
+        texts["path"].append(terms(f"{words} {p.get('resource_name', '')}"))
+        tag_text = [
+            f"{t} {tags[(api_name, t)].props.get('description', '')}"
+            if (api_name, t) in tags else str(t)
+            for t in p.get("tags", [])
+        ]
+        texts["tag"].append(terms(" ".join(tag_text)))
+        schema_text = []
+        request_fields: list[str] = []
+        for role in ("request_schema", "response_schema"):
+            name = p.get(role)
+            if not name:
+                continue
+            key = f"{api_name}/schema/{name}"
+            schema = schemas.get(key)
+            description = schema.props.get("description", "") if schema is not None else ""
+            schema_text.append(f"{name} {description}")
+            if role == "request_schema":
+                request_fields = fields_of.get(key, [])
+        texts["schema"].append(terms(" ".join(schema_text)))
+        texts["params"].append(terms(" ".join(params.get(node.key, []) + request_fields)))
+        texts["docs"].append(terms(" ".join(titles.get(node.key, []))))
+    vectors = None
+    if embeddings is not None and names:
+        matrix = np.asarray(embeddings.embed_documents(names), dtype=np.float32)
+        vectors = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    return FieldIndex(
+        endpoints=refs,
+        fields=texts,
+        docs_count=[len(titles.get(n.key, [])) for n in endpoints],
+        resource_size=[per_resource[str(n.props.get("resource", ""))] for n in endpoints],
+        names=vectors,
+    )
+
+
+def name_text(node: Node) -> str:
+    """The words that name what an endpoint does: its summary (else the description's first
+    sentence), its operationId split into words, and its path's words."""
+    p = node.props
+    head = str(p.get("summary") or "").strip()
+    if not head:
+        head = _SENTENCE.split(str(p.get("description") or "").strip(), maxsplit=1)[0]
+    operation = " ".join(split_words(str(p.get("operation_id", ""))))
+    segments = [s for s in path_segments(str(p.get("path", ""))) if not is_param(s)]
+    path = " ".join(" ".join(split_words(s)) for s in segments if not is_version(s))
+    return " | ".join(x for x in (head[:NAME_CHARS], operation, path) if x)
+
+
+def _in(node: Node, api: str | None) -> bool:
+    return api is None or node.props.get("api") == api
+
+
+def _doc_titles(sections: Sequence[Node], endpoints: Sequence[Node]) -> Mapping[str, list[str]]:
+    """Endpoint key -> titles of the guide sections that name it as ``METHOD /path``.
+
+    A guide may write the path with the API's base prefix (``/rest/V1/orders``), so a mention
+    names an endpoint when the endpoint's path is a suffix of it, segment by segment.
+    """
+    by_method: dict[str, list[tuple[list[str], str]]] = defaultdict(list)
+    for node in endpoints:
+        parts = normalise_path(str(node.props.get("path", ""))).strip("/").split("/")
+        by_method[str(node.props.get("method", "")).upper()].append((parts, node.key))
+    out: dict[str, list[str]] = defaultdict(list)
+    for section in sections:
+        title = " ".join([*section.props.get("section_path", []), section.props.get("title", "")])
+        for mention in section.props.get("mentions", []):
+            m = _MENTION.match(str(mention))
+            if m is None:
+                continue
+            said = normalise_path(m.group(2)).strip("/").split("/")
+            for parts, key in by_method.get(m.group(1).upper(), []):
+                if parts != [""] and said[-len(parts):] == parts and title not in out[key]:
+                    out[key].append(title)
+    return out

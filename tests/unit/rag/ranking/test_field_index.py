@@ -1,0 +1,62 @@
+"""The per-field lexical index: the spec's own words, field by field, from a real graph build."""
+
+from __future__ import annotations
+
+from apiatlas.graph.model import Node
+from apiatlas.rag.ranking.fields import FIELDS, FieldIndex, _doc_titles, terms
+
+
+def endpoint(key: str, method: str, path: str, **props: object) -> Node:
+    return Node(key=key, label="Endpoint", props={"method": method, "path": path, **props})
+
+
+def index(docs: dict[str, list[str]]) -> FieldIndex:
+    keys = list(docs)
+    from apiatlas.graph.model import EndpointRef
+
+    refs = [EndpointRef(key=k, api="a", method="GET", path=f"/{k}") for k in keys]
+    fields = {name: [terms(docs[k][i]) if i < len(docs[k]) else [] for k in keys]
+              for i, name in enumerate(FIELDS)}
+    return FieldIndex(endpoints=refs, fields=fields, docs_count=[0] * len(keys),
+                      resource_size=[1] * len(keys))
+
+
+def test_terms_split_identifiers_singularise_and_drop_stop_words() -> None:
+    assert terms("createInventorySources for the_locations") == ["create", "inventory", "source",
+                                                                 "location"]
+    assert terms("What is it?") == []
+
+
+def test_a_field_match_scores_only_in_its_own_field() -> None:
+    ix = index({
+        "sources": ["list inventory sources", "Sources are the physical locations"],
+        "orders": ["list orders", "Orders placed by customers"],
+    })
+    scores = ix.field_scores(terms("physical locations"))
+    assert set(scores["description"]) == {0} and not scores["name"]
+    assert ix.field_scores(terms("orders"))["name"].keys() == {1}
+
+
+def test_coverage_weighs_rare_words_above_common_ones() -> None:
+    ix = index({
+        "a": ["list widget"], "b": ["list gadget"], "c": ["list gizmo"],
+    })
+    query = terms("list widget")
+    assert ix.coverage(query, 0) == 1.0
+    # "list" is everywhere (low rarity), "widget" once: missing widget costs most of it.
+    assert ix.coverage(query, 1) < 0.5
+    assert ix.knows("gizmo") and not ix.knows("doohickey")
+    assert ix.rarity("widget") > ix.rarity("list") > 0 == ix.rarity("doohickey")
+
+
+def test_guide_sections_name_endpoints_with_or_without_the_base_prefix() -> None:
+    endpoints = [endpoint("e1", "POST", "/V1/orders/{id}/cancel"), endpoint("e2", "GET", "/V1/orders")]
+    sections = [
+        Node(key="d1", label="DocSection", props={
+            "title": "Cancelling", "section_path": ["Orders"],
+            "mentions": ["POST /rest/default/v1/orders/{}/cancel", "GET /unrelated"]}),
+        Node(key="d2", label="DocSection", props={"title": "Listing", "mentions": ["GET /v1/orders"]}),
+    ]
+    titles = _doc_titles(sections, endpoints)
+    assert titles["e1"] == ["Orders Cancelling"]
+    assert titles["e2"] == ["Listing"]
