@@ -75,7 +75,7 @@ class Intent(BaseModel):
         names: Capitalised words after the first one, lowercased: names of places, companies or
             products ("Leeds", "Northline"), which are not things an endpoint acts on.
         qualifiers: Nouns in a prepositional phrase after the thing asked about ("shipments
-            *with a given carrier*", "prices *from all carriers*"): they narrow it down.
+            *for one store*", "prices *from all vendors*"): they narrow it down.
     """
 
     question: str
@@ -177,7 +177,7 @@ def analyse_question(question: str) -> Intent:
         and w not in versions
         and w not in verbs_in_slot
     ]
-    # Nouns of a purpose clause name the goal ("so we get tracking updates"), not the thing the
+    # Nouns of a purpose clause name the goal ("so we get status alerts"), not the thing the
     # call acts on; they stay keywords but are not resource terms unless nothing else is.
     main = {w for pos, w in words if pos < goal_from}
     if any(n in main for n in nouns):
@@ -189,7 +189,7 @@ def analyse_question(question: str) -> Intent:
         # "show me the verified hauliers": reading a plural is listing.
         kinds.insert(kinds.index("read"), "list")
     if _by_id(kinds, things, [w for _, w in words]):
-        # "look up one depot by its id": a single thing whose id is known is read, not searched.
+        # "look up one invoice by its number": a single thing whose id is known is read, not searched.
         kinds.insert(0, "read")
     crud = any(k != "action" for k in kinds)
     return Intent(
@@ -209,8 +209,8 @@ def analyse_question(question: str) -> Intent:
 
 
 def _qualifiers(nouns: list[str], words: list[str]) -> list[str]:
-    """Nouns that follow a preposition after an earlier noun: "all consignments in transit
-    *with a given carrier*". The words between the preposition and the noun may be
+    """Nouns that follow a preposition after an earlier noun: "all open orders
+    *of one customer*". The words between the preposition and the noun may be
     determiners, numbers or other nouns (adjectives look like nouns to a lexical parser)."""
     out: list[str] = []
     seen_head = False
@@ -243,7 +243,7 @@ def _in_noun_phrase(words: list[str], i: int) -> bool:
 
 
 def _verb_slots(words: list[str]) -> set[str]:
-    """Words in a verb's place: right after a subject pronoun ("how do I *save* a card", "we
+    """Words in a verb's place: right after a subject pronoun ("can I *keep* a draft", "we
     just *received*") or after "want to" / "how to". Verbs outside the cue lexicon are not
     things the question is about, whatever the API's vocabulary says of them."""
     out: set[str] = set()

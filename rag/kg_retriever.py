@@ -284,7 +284,7 @@ class KnowledgeGraphRetriever(BaseRetriever):
                 project, resource=match.resource.key, api=api, limit=200
             )
             pool += endpoints
-            # A qualifier ("shipments with a given carrier") narrows the subject down; its own
+            # A qualifier ("orders of one customer") narrows the subject down; its own
             # endpoints stay candidates, ranked below the subject's.
             weight = 1.0 if match.term in subjects else QUALIFIER_WEIGHT
             for ref in endpoints:
@@ -431,7 +431,7 @@ def _verb_words(ref: EndpointRef) -> set[str]:
     """Words of ``ref`` that may name what it does, without the resource nouns of its path.
 
     "tracking" in ``/shipments/{id}/tracking-events`` names a thing, not a doing: counting it
-    would make "get tracking updates pushed to us" pick the call that records tracking events.
+    would make a question about receiving tracking updates pick the call that records them.
     An action's last segment (``/carriers/{id}/verify``) is its verb and stays.
     """
     segments = [s for s in ref.path.lower().strip("/").split("/") if s and not s.startswith("{")]
