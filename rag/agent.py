@@ -206,8 +206,8 @@ class GraphRagNodes:
     def vector_fallback(
         self, state: AgentState, runtime: Runtime[AgentContext]
     ) -> dict[str, Any]:
-        """Search endpoint cards and guide passages; rank the graph's candidates, the cards and
-        the per-field lexical matches with the learned ranker.
+        """Search guide passages; rank the graph's candidates and the field index's best
+        matches (per-field and whole-text BM25, compact-name vectors) with the learned ranker.
 
         The ranking replaces the graph's primary endpoints: those the ranker is confident in
         are primary, the rest of the top ``k`` related, unless the answer model says the
