@@ -67,6 +67,8 @@ def test_create_a_customer_on_square(agent: CompiledStateGraph) -> None:
     assert [(e.method, e.path) for e in result.endpoints][0] == ("POST", "/v2/customers")
 
 
-def test_missing_thing_on_square_abstains(agent: CompiledStateGraph) -> None:
-    result = run_agent(agent, "How do I create a shipping label?", context=CTX)
+def test_a_question_far_from_square_abstains(agent: CompiledStateGraph) -> None:
+    # The learned answer model abstains where nothing in the API is near; a word Square never
+    # uses is, alone, no reason to (dev questions often use words their API does not).
+    result = run_agent(agent, "How do I train a neural network on a GPU cluster?", context=CTX)
     assert result.abstained and result.endpoints == []
