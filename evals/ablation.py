@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from apiatlas.evals.dataset import load_dataset
@@ -28,8 +28,6 @@ RESULTS = Path(__file__).resolve().parent / "results"
 TEST_HOMES = Path(".apiatlas") / "report"
 RRF_K = 3.0
 _RANK_LISTS = [FEATURES.index(f) for f in ("graph_rr", "name_dense_rr", "text_rr")]
-
-Scorer = Callable[[Example], list[float]]
 
 
 def rrf_scores(example: Example) -> list[float]:
