@@ -16,6 +16,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +39,7 @@ from apiatlas.rag.ranking.model import (
     masked,
 )
 from apiatlas.rag.ranking.pipeline import FieldIndexCache, question_pool
+from apiatlas.rag.vectorstore import load_card_vectors
 
 DATASETS = Path(__file__).resolve().parent / "datasets"
 DEV = DATASETS / "dev"
@@ -80,7 +82,9 @@ def collect(datasets: Sequence[Dataset], homes: Path = HOMES) -> list[Example]:
     for dataset in datasets:
         with dataset_atlas(dataset, homes, embeddings) as atlas:
             graph = KnowledgeGraphRetriever(store=atlas.graph, embeddings=atlas.embeddings)
-            fields = FieldIndexCache(atlas.embeddings)
+            fields = FieldIndexCache(
+                atlas.embeddings, partial(load_card_vectors, atlas.vector_store)
+            )
             for case in dataset.cases:
                 pool = question_pool(case.question, graph=graph, fields=fields,
                                      project=dataset.name)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any, Literal, Protocol
 
 from langchain_core.documents import Document
@@ -34,15 +35,22 @@ from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.composer import compose_answer, relevant_passages
 from apiatlas.rag.context import AgentContext
+from apiatlas.rag.hybrid import HybridRetriever
 from apiatlas.rag.intent import analyse_question
 from apiatlas.rag.kg_retriever import GraphLookup, KnowledgeGraphRetriever, replacements
 from apiatlas.rag.ranking.features import build_pool
 from apiatlas.rag.ranking.model import RankerModel, load_model
 from apiatlas.rag.ranking.order import call_order
-from apiatlas.rag.ranking.pipeline import GRAPH_CANDIDATES, VECTOR_HITS, FieldIndexCache
+from apiatlas.rag.ranking.pipeline import (
+    GRAPH_CANDIDATES,
+    VECTOR_HITS,
+    CardVectors,
+    FieldIndexCache,
+)
 from apiatlas.rag.memory.agent import MEMORY_UNAVAILABLE_NOTE, MemoryStep, route_after_memory
 from apiatlas.rag.result import AnswerResult
 from apiatlas.rag.state import AgentState, InputState, OutputState
+from apiatlas.rag.vectorstore import load_card_vectors
 
 Node = Callable[[AgentState, Runtime[AgentContext]], dict[str, Any]]
 AsyncNode = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
@@ -147,6 +155,8 @@ class GraphRagNodes:
             ``project``, ``api`` and ``k`` keyword arguments (e.g. ``HybridRetriever``).
         embeddings: Embeddings for matching question terms to resources.
         model: The learned ranker (the packaged one by default).
+        cards: Reads the stored card-head vectors of a project; by default from the vector
+            store of ``vector_retriever`` when it is a :class:`HybridRetriever`.
     """
 
     def __init__(
@@ -155,12 +165,15 @@ class GraphRagNodes:
         vector_retriever: BaseRetriever,
         embeddings: Embeddings,
         model: RankerModel | None = None,
+        cards: CardVectors | None = None,
     ) -> None:
         self.store = store
         self.vectors = vector_retriever
         self.graph = KnowledgeGraphRetriever(store=store, embeddings=embeddings)
         self.memory_step = MemoryStep(store)
-        self.fields = FieldIndexCache(embeddings)
+        if cards is None and isinstance(vector_retriever, HybridRetriever):
+            cards = partial(load_card_vectors, vector_retriever.vector_store)
+        self.fields = FieldIndexCache(embeddings, cards)
         self.model = model or load_model()
 
     def memory(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ PostgreSQL + pgvector (:mod:`apiatlas.rag.pgvector`) at ``Settings.database_url`
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import chromadb.config
@@ -154,13 +155,7 @@ def load_corpus(
         UsageError: ``vector_store`` is neither Chroma nor PGVectorStore.
         StoreError: The store cannot be read.
     """
-    where = scope_filter(vector_store, project, api)
-    try:
-        got = vector_store.get(  # type: ignore[attr-defined]  # both backends have get()
-            where=where, include=["metadatas", "documents"]
-        )
-    except Exception as e:
-        raise StoreError(f"Could not read project {project!r} from the vector store: {e}") from e
+    got = _get(vector_store, project, api, ["metadatas", "documents"])
     docs = [
         Document(page_content=text or "", metadata=dict(meta or {}), id=doc_id)
         for doc_id, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
@@ -169,6 +164,42 @@ def load_corpus(
     # backends.
     docs.sort(key=lambda d: (str(d.metadata.get("source", "")), str(d.id)))
     return docs
+
+
+def load_card_vectors(
+    vector_store: VectorStore, project: str, api: str | None = None
+) -> dict[tuple[str, str, str], list[float]]:
+    """The stored vector of every endpoint card's head (its first chunk: method and path,
+    operation, summary, tags and the start of the description) in ``project`` (and ``api``),
+    by ``(api, METHOD, path)``.
+
+    Raises:
+        UsageError: ``vector_store`` is neither Chroma nor PGVectorStore.
+        StoreError: The store cannot be read.
+    """
+    got = _get(vector_store, project, api, ["metadatas", "embeddings"])
+    out: dict[tuple[str, str, str], list[float]] = {}
+    for meta, vector in zip(got["metadatas"], got["embeddings"], strict=True):
+        meta = meta or {}
+        if meta.get("kind") != "endpoint" or meta.get("chunk", 0) != 0:
+            continue
+        if isinstance(vector, str):  # pgvector's text form, "[0.1,0.2,...]"
+            vector = json.loads(vector)
+        key = (str(meta.get("api", "")), str(meta.get("method", "")), str(meta.get("path", "")))
+        out[key] = [float(x) for x in vector]
+    return out
+
+
+def _get(
+    vector_store: VectorStore, project: str, api: str | None, include: list[str]
+) -> dict[str, Any]:
+    where = scope_filter(vector_store, project, api)
+    try:
+        return vector_store.get(  # type: ignore[attr-defined, no-any-return]  # both have get()
+            where=where, include=include
+        )
+    except Exception as e:
+        raise StoreError(f"Could not read project {project!r} from the vector store: {e}") from e
 
 
 class VectorIndex:

@@ -1,8 +1,8 @@
 """Candidate endpoints for a question and their features, all from the API's own text and graph.
 
 The pool is the union of what the knowledge graph ranked and the best endpoints of the field
-index: by per-field BM25, by BM25 over all fields, and by the dense similarity of their compact
-names. Every candidate gets the same features, so a small learned model can weigh them; nothing
+index: by per-field BM25, by BM25 over all fields, and by the dense similarity of each of their
+short texts (name and prose). Every candidate gets the same features, so a small learned model can weigh them; nothing
 here is tuned to a dataset. Every signal is exact (no approximate nearest-neighbour search), so
 the same question on the same graph always gives the same pool: `make train` reproduces its
 artifact byte for byte.
@@ -20,7 +20,7 @@ from apiatlas.graph.model import EndpointRef
 from apiatlas.graph.words import is_param, path_segments
 from apiatlas.rag.intent import Intent
 from apiatlas.rag.kg_retriever import EXPLICIT_SCORE, GraphLookup, intent_fit
-from apiatlas.rag.ranking.fields import FIELDS, FieldIndex, terms
+from apiatlas.rag.ranking.fields import DENSE_FIELDS, FIELDS, FieldIndex, terms
 
 LEXICAL_POOL = 20
 """Endpoints the per-field lexical index adds to the pool (by summed normalised field score)."""
@@ -31,9 +31,7 @@ FEATURES: tuple[str, ...] = (
     *(f"lex_{name}" for name in FIELDS),
     "cov_all",
     "cov_head",
-    "name_dense",
-    "name_dense_gap",
-    "name_dense_rr",
+    *(f"{name}_dense{part}" for name in DENSE_FIELDS for part in ("", "_gap", "_rr")),
     "text_rr",
     "graph_rr",
     "graph_score",
@@ -55,7 +53,8 @@ FEATURES: tuple[str, ...] = (
 GROUPS: dict[str, tuple[str, ...]] = {
     **{f"lexical:{name}": (f"lex_{name}",) for name in FIELDS},
     "coverage": ("cov_all", "cov_head"),
-    "name_dense": ("name_dense", "name_dense_gap", "name_dense_rr"),
+    **{f"dense:{name}": tuple(f"{name}_dense{part}" for part in ("", "_gap", "_rr"))
+       for name in DENSE_FIELDS},
     "text": ("text_rr",),
     "graph": ("graph_rr", "graph_score"),
     "resource": ("resource_match", "resource_own"),
@@ -102,8 +101,8 @@ def build_pool(
         lookup: The knowledge graph's lookup (the analysed intent, the resources matched).
         graph: The knowledge graph's candidates, best first, with the graph's ``score``.
         index: The per-field lexical index of the same project and API.
-        query_vector: The question's embedding, for the similarity to every endpoint's compact
-            name (those features read 0 without it).
+        query_vector: The question's embedding, for the similarity to every endpoint's short
+            texts (those features read 0 without it).
     """
     intent = lookup.intent
     query = terms(question)
@@ -117,18 +116,16 @@ def build_pool(
     top_graph = max((r.score for r in graph if r.score < EXPLICIT_SCORE), default=0.0) or 1.0
     explicit = {r.key for r in graph if r.score >= EXPLICIT_SCORE}
 
-    names = index.name_similarities(query_vector) if query_vector is not None else None
-    by_name: list[int] = []
-    name_rank: dict[int, int] = {}
-    best_name = 0.0
-    if names is not None:
-        ranked_names = np.argsort(-names, kind="stable")
-        name_rank = {int(p): r for r, p in enumerate(ranked_names, 1)}
-        by_name = [int(p) for p in ranked_names[:LEXICAL_POOL]]
-        best_name = float(names[ranked_names[0]])
+    similar = index.similarities(query_vector) if query_vector is not None else {}
+    dense_rank: dict[str, dict[int, int]] = {}
+    by_dense: list[int] = []
+    for name, sims in similar.items():
+        ranked = np.argsort(-sims, kind="stable")
+        dense_rank[name] = {int(p): r for r, p in enumerate(ranked, 1)}
+        by_dense += [int(p) for p in ranked[:LEXICAL_POOL]]
 
     order = [r.key for r in graph] + lexical
-    order += [index.endpoints[p].key for p in by_text[:LEXICAL_POOL] + by_name]
+    order += [index.endpoints[p].key for p in by_text[:LEXICAL_POOL] + by_dense]
     pool = Pool(explicit=bool(explicit))
     by_key = {r.key: r for r in graph}
     for key in dict.fromkeys(order):
@@ -140,12 +137,12 @@ def build_pool(
         features = {f"lex_{name}": scores[name].get(position, 0.0) / norm[name] for name in FIELDS}
         features["cov_all"] = index.coverage(query, position)
         features["cov_head"] = index.coverage(query, position, ("name", "path"))
-        if names is not None:
-            features["name_dense"] = float(names[position])
-            features["name_dense_gap"] = best_name - features["name_dense"]
-            features["name_dense_rr"] = 1.0 / name_rank[position]
-        else:
-            features["name_dense"] = features["name_dense_gap"] = features["name_dense_rr"] = 0.0
+        for name in DENSE_FIELDS:
+            sims = similar.get(name)
+            value = float(sims[position]) if sims is not None else 0.0
+            features[f"{name}_dense"] = value
+            features[f"{name}_dense_gap"] = float(sims.max()) - value if sims is not None else 0.0
+            features[f"{name}_dense_rr"] = 1.0 / dense_rank[name][position] if sims is not None else 0.0
         features["text_rr"] = 1.0 / text_rank[position] if position in text_rank else 0.0
         features["graph_rr"] = 1.0 / graph_rank[key] if key in graph_rank else 0.0
         graph_score = by_key[key].score if key in by_key else 0.0

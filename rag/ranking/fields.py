@@ -10,9 +10,13 @@ An endpoint's fields come from the knowledge graph, so from the spec and the gui
 - ``params``: its parameters' and request fields' names;
 - ``docs``: titles of the guide sections that name it (``METHOD /path``).
 
-Each endpoint also gets one dense vector of a compact text, the words that name what it does
-(summary, or the description's first sentence; operationId; path words): a long card's vector
-averages its parameters and examples in, and the name is what a question paraphrases.
+Each endpoint also gets dense vectors (:data:`DENSE_FIELDS`): ``name``, of the words that name
+what it does (summary, or the description's first sentence; operationId; path words); ``about``,
+of what the spec says it does (summary and the start of its description), both embedded here and
+well inside the embedding model's window; and ``card``, the vector store's own vector of the
+head of the endpoint's card (method and path, operation, summary, tags, description start), read
+back rather than embedded again. The name is what a question paraphrases, the prose what a task
+description matches.
 
 Per-field scores let a learned ranker weigh, per API, a match in the operation's name against
 one in a long description, instead of one blended score where long text drowns short text.
@@ -45,6 +49,14 @@ _MENTION = re.compile(r"^([A-Z]+) (/\S*)$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s")
 NAME_CHARS = 240
 """Longest compact name text: well inside the embedding model's window."""
+ABOUT_CHARS = 600
+"""Longest ``about`` text: about 128 tokens, half the local model's window."""
+DENSE_FIELDS: tuple[str, ...] = ("name", "about", "card")
+"""The dense vectors per endpoint: :func:`dense_texts` embedded, and the stored card heads."""
+CardKey = tuple[str, str, str]
+"""An endpoint card's ``(api, METHOD, path)``."""
+EMBEDDED_FIELDS: tuple[str, ...] = ("name", "about")
+"""The dense fields embedded when the index is built."""
 
 
 def terms(text: str) -> list[str]:
@@ -87,15 +99,15 @@ class FieldIndex:
         fields: Field name -> per-endpoint term lists.
         docs_count: Per endpoint, how many guide sections name it.
         resource_size: Per endpoint, how many endpoints its resource has.
-        names: Per endpoint, unit vectors of its compact name text (one row each), or ``None``
-            when the index was built without embeddings.
+        dense: Dense field -> unit vectors of every endpoint's text of that field (one row
+            each); empty when the index was built without embeddings.
     """
 
     endpoints: list[EndpointRef]
     fields: dict[str, list[list[str]]]
     docs_count: list[int]
     resource_size: list[int]
-    names: np.ndarray | None = None
+    dense: dict[str, np.ndarray] = field(default_factory=dict)
     _postings: dict[str, _Postings] = field(default_factory=dict, repr=False)
     _position: dict[str, int] = field(default_factory=dict, repr=False)
     _document_frequency: Counter[str] = field(default_factory=Counter, repr=False)
@@ -131,13 +143,13 @@ class FieldIndex:
         df = self._document_frequency.get(term, 0)
         return math.log(1.0 + len(self.endpoints) / df) if df else 0.0
 
-    def name_similarities(self, query_vector: Sequence[float]) -> np.ndarray | None:
-        """Cosine similarity of the question's vector to every endpoint's compact name."""
-        if self.names is None or not len(self.endpoints):
-            return None
+    def similarities(self, query_vector: Sequence[float]) -> dict[str, np.ndarray]:
+        """Dense field -> cosine similarity of the question's vector to every endpoint's text."""
+        if not self.dense or not len(self.endpoints):
+            return {}
         q = np.asarray(query_vector, dtype=np.float32)
-        norm = float(np.linalg.norm(q)) or 1.0
-        return self.names @ (q / norm)
+        q = q / (float(np.linalg.norm(q)) or 1.0)
+        return {name: matrix @ q for name, matrix in self.dense.items()}
 
     def field_scores(self, query: Sequence[str]) -> dict[str, dict[int, float]]:
         """Field -> endpoint index -> BM25 score of ``query`` (only endpoints that match)."""
@@ -161,9 +173,19 @@ def build_field_index(
     project: str,
     api: str | None,
     embeddings: Embeddings | None = None,
+    cards: Mapping[CardKey, Sequence[float]] | None = None,
 ) -> FieldIndex:
-    """Read the graph of ``project`` (``api`` only, when given) into a :class:`FieldIndex`,
-    embedding each endpoint's compact name text with ``embeddings`` when given."""
+    """Read the graph of ``project`` (``api`` only, when given) into a :class:`FieldIndex`.
+
+    Args:
+        store: The knowledge graph.
+        project: The project.
+        api: One API of it, or ``None`` for all.
+        embeddings: Embeds each endpoint's :data:`EMBEDDED_FIELDS` texts (none without it).
+        cards: The stored vectors of the endpoints' card heads by ``(api, METHOD, path)``
+            (see :func:`~apiatlas.rag.vectorstore.load_card_vectors`); an endpoint without
+            one gets a zero row.
+    """
     # In key order: ties then break the same way whatever order the store returns rows in.
     endpoints = sorted((n for n in store.nodes(project, "Endpoint") if _in(n, api)),
                        key=lambda n: n.key)
@@ -182,12 +204,10 @@ def build_field_index(
 
     texts: dict[str, list[list[str]]] = {name: [] for name in FIELDS}
     refs: list[EndpointRef] = []
-    names: list[str] = []
     for node in endpoints:
         p = node.props
         api_name = str(p.get("api", ""))
         refs.append(endpoint_ref(node.key, node.props))
-        names.append(name_text(node))
         texts["name"].append(terms(f"{p.get('summary', '')} {p.get('operation_id', '')}"))
         texts["description"].append(terms(str(p.get("description", ""))))
         segments = [s for s in path_segments(str(p.get("path", ""))) if not is_version(s)]
@@ -214,17 +234,31 @@ def build_field_index(
         texts["schema"].append(terms(" ".join(schema_text)))
         texts["params"].append(terms(" ".join(params.get(node.key, []) + request_fields)))
         texts["docs"].append(terms(" ".join(titles.get(node.key, []))))
-    vectors = None
-    if embeddings is not None and names:
-        matrix = np.asarray(embeddings.embed_documents(names), dtype=np.float32)
-        vectors = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    dense: dict[str, np.ndarray] = {}
+    if embeddings is not None and endpoints:
+        for name, texts_of in dense_texts(endpoints).items():
+            matrix = np.asarray(embeddings.embed_documents(texts_of), dtype=np.float32)
+            dense[name] = _unit_rows(matrix)
+    if cards and endpoints:
+        width = len(next(iter(cards.values())))
+        rows = [cards.get((r.api, r.method, r.path)) or [0.0] * width for r in refs]
+        dense["card"] = _unit_rows(np.asarray(rows, dtype=np.float32))
     return FieldIndex(
         endpoints=refs,
         fields=texts,
         docs_count=[len(titles.get(n.key, [])) for n in endpoints],
         resource_size=[per_resource[str(n.props.get("resource", ""))] for n in endpoints],
-        names=vectors,
+        dense=dense,
     )
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+
+
+def dense_texts(endpoints: Sequence[Node]) -> dict[str, list[str]]:
+    """Embedded dense field -> its text for every endpoint, in ``endpoints`` order."""
+    return {"name": [name_text(n) for n in endpoints], "about": [about_text(n) for n in endpoints]}
 
 
 def name_text(node: Node) -> str:
@@ -238,6 +272,15 @@ def name_text(node: Node) -> str:
     segments = [s for s in path_segments(str(p.get("path", ""))) if not is_param(s)]
     path = " ".join(" ".join(split_words(s)) for s in segments if not is_version(s))
     return " | ".join(x for x in (head[:NAME_CHARS], operation, path) if x)
+
+
+def about_text(node: Node) -> str:
+    """What the spec says an endpoint does: its summary and the start of its description."""
+    p = node.props
+    head = str(p.get("summary") or "").strip()
+    description = " ".join(str(p.get("description") or "").split())
+    text = f"{head}. {description}" if head and description else head or description
+    return text[:ABOUT_CHARS] or name_text(node)
 
 
 def _in(node: Node, api: str | None) -> bool:

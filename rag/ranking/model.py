@@ -26,8 +26,8 @@ from apiatlas.rag.ranking.features import FEATURES, GROUPS, Pool
 
 ARTIFACT = Path(__file__).with_name("ranker.json")
 ANSWER_FEATURES: tuple[str, ...] = (
-    "top", "margin", "unknown_share", "top_coverage", "explicit", "best_name", "best_graph",
-    "unmatched_share", "kind_on_subject",
+    "top", "margin", "unknown_share", "top_coverage", "explicit", "best_name", "best_about",
+    "best_card", "best_graph", "unmatched_share", "kind_on_subject",
 )
 """Question-level features of the answer model, in vector order."""
 
@@ -166,6 +166,8 @@ class RankerModel:
 _EXPLICIT = FEATURES.index("explicit")
 _COVERAGE = FEATURES.index("cov_all")
 _NAME = FEATURES.index("name_dense")
+_ABOUT = FEATURES.index("about_dense")
+_CARD = FEATURES.index("card_dense")
 _GRAPH = FEATURES.index("graph_score")
 _RESOURCE = FEATURES.index("resource_match")
 _KIND = FEATURES.index("kind_any")
@@ -184,11 +186,13 @@ def answer_vector(pool: Pool, probabilities: Sequence[float], best: Sequence[flo
     top = probabilities[0] if probabilities else 0.0
     second = probabilities[1] if len(probabilities) > 1 else 0.0
     best_name = max((v[_NAME] for v in pool.vectors), default=0.0)
+    best_about = max((v[_ABOUT] for v in pool.vectors), default=0.0)
+    best_card = max((v[_CARD] for v in pool.vectors), default=0.0)
     best_graph = max((v[_GRAPH] for v in pool.vectors), default=0.0)
     # Does some endpoint of a resource the question names do the kind of thing it asks?
     kind_on_subject = max((v[_RESOURCE] * v[_KIND] for v in pool.vectors), default=0.0)
     return [top, top - second, pool.unknown_share, best[_COVERAGE], float(pool.explicit),
-            best_name, best_graph, pool.unmatched_share, kind_on_subject]
+            best_name, best_about, best_card, best_graph, pool.unmatched_share, kind_on_subject]
 
 
 @lru_cache(maxsize=4)

@@ -4,13 +4,18 @@ for the code that trains and ablates the ranker outside the agent."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Mapping, Sequence
 
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.kg_retriever import KnowledgeGraphRetriever
 from apiatlas.rag.ranking.features import Pool, build_pool
-from apiatlas.rag.ranking.fields import FieldIndex, build_field_index
+from apiatlas.rag.ranking.fields import CardKey, FieldIndex, build_field_index
+
+CardVectors = Callable[[str, str | None], Mapping[CardKey, Sequence[float]]]
+"""``(project, api) -> stored card-head vectors``, e.g. a partial of
+:func:`~apiatlas.rag.vectorstore.load_card_vectors` over the vector store."""
 
 GRAPH_CANDIDATES = 10
 """Graph candidates in the pool (the answer shows ``k`` of the ranking)."""
@@ -22,12 +27,16 @@ class FieldIndexCache:
     """One :class:`FieldIndex` per project and API, rebuilt when the store's revision moves.
 
     Args:
-        embeddings: Embeds the endpoints' compact name texts (and, at question time, the
-            question, so use the same model as the vector store's).
+        embeddings: Embeds the endpoints' short texts (and, at question time, the question,
+            so use the same model as the vector store's).
+        cards: Reads the stored card-head vectors of a project (none without it).
     """
 
-    def __init__(self, embeddings: Embeddings | None = None) -> None:
+    def __init__(
+        self, embeddings: Embeddings | None = None, cards: CardVectors | None = None
+    ) -> None:
         self.embeddings = embeddings
+        self.cards = cards
         self._lock = threading.Lock()
         self._indexes: dict[tuple[str, str | None], tuple[str, FieldIndex]] = {}
 
@@ -38,7 +47,8 @@ class FieldIndexCache:
             found = self._indexes.get((project, api))
             if found is not None and found[0] == revision:
                 return found[1]
-        index = build_field_index(store, project, api, self.embeddings)
+        cards = self.cards(project, api) if self.cards is not None else None
+        index = build_field_index(store, project, api, self.embeddings, cards)
         with self._lock:
             self._indexes[(project, api)] = (revision, index)
         return index

@@ -16,6 +16,7 @@ from langchain_postgres import PGVectorStore
 
 from apiatlas.config import Settings
 from tests.integration.rag.endpoint_cards import cards as cards_of
+from tests.integration.rag.endpoint_cards import check_card_vectors
 from apiatlas.errors import ConfigError, StoreError
 from apiatlas.rag.embeddings import LOCAL_DIMENSIONS, load_embeddings
 from apiatlas.rag.hybrid import HybridRetriever
@@ -215,6 +216,12 @@ def test_source_with_no_documents_left_is_emptied(vindex: VectorIndex) -> None:
     emptied = vindex.index([], project="a", sources=["/specs/square.yaml"])
     assert emptied.num_deleted == len(square_only)
     assert paths(store, "a") == []
+
+
+def test_card_head_vectors_are_read_back_per_project_and_api(
+    vindex: VectorIndex, embeddings: Embeddings
+) -> None:
+    check_card_vectors(vindex, embeddings, CARDS)
 
 
 def test_projects_are_isolated_in_the_index_bm25_and_hybrid(vindex: VectorIndex) -> None:

@@ -12,6 +12,7 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
 from tests.integration.rag.endpoint_cards import cards as cards_of
+from tests.integration.rag.endpoint_cards import check_card_vectors
 from apiatlas.errors import ConfigError, UsageError
 from apiatlas.rag.embeddings import (
     LOCAL_DIMENSIONS,
@@ -124,6 +125,12 @@ def test_source_with_no_documents_left_is_emptied(vindex: VectorIndex) -> None:
     emptied = vindex.index([], project="a", sources=["/specs/square.yaml"])
     assert emptied.num_deleted == len(square_only)
     assert paths(vindex, "a") == []
+
+
+def test_card_head_vectors_are_read_back_per_project_and_api(
+    vindex: VectorIndex, embeddings: Embeddings
+) -> None:
+    check_card_vectors(vindex, embeddings, CARDS)
 
 
 def test_projects_are_isolated(vindex: VectorIndex) -> None:

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from apiatlas.graph.model import Node
-from apiatlas.rag.ranking.fields import FIELDS, FieldIndex, _doc_titles, terms
+from apiatlas.rag.ranking.fields import (
+    ABOUT_CHARS,
+    FIELDS,
+    FieldIndex,
+    _doc_titles,
+    dense_texts,
+    name_text,
+    terms,
+)
 
 
 def endpoint(key: str, method: str, path: str, **props: object) -> Node:
@@ -60,3 +71,26 @@ def test_guide_sections_name_endpoints_with_or_without_the_base_prefix() -> None
     titles = _doc_titles(sections, endpoints)
     assert titles["e1"] == ["Orders Cancelling"]
     assert titles["e2"] == ["Listing"]
+
+
+def test_dense_texts_name_and_describe_each_endpoint() -> None:
+    node = endpoint("a/GET /v1/sources/{id}", "GET", "/v1/sources/{id}", operation_id="getSource",
+                    summary="Retrieve a source",
+                    description="Sources are the physical locations that hold stock.  " * 30)
+    texts = dense_texts([node])
+    assert texts["name"] == ["Retrieve a source | get source | sources"]
+    about = texts["about"][0]
+    assert about.startswith("Retrieve a source. Sources are the physical locations")
+    assert len(about) == ABOUT_CHARS and "  " not in about
+    bare = endpoint("a/GET /v1/x", "GET", "/v1/x", operation_id="listX")
+    assert dense_texts([bare])["about"] == [name_text(bare)]
+
+
+def test_similarities_are_cosines_per_dense_field() -> None:
+    ix = index({"a": ["a"], "b": ["b"]})
+    ix.dense = {"name": np.array([[1.0, 0.0], [0.6, 0.8]], dtype=np.float32),
+                "card": np.array([[0.0, 0.0], [0.0, 1.0]], dtype=np.float32)}
+    sims = ix.similarities([2.0, 0.0])
+    assert sims["name"].tolist() == pytest.approx([1.0, 0.6])
+    assert sims["card"].tolist() == pytest.approx([0.0, 0.0])  # a card without a stored vector
+    assert index({"a": ["a"]}).similarities([1.0, 0.0]) == {}

@@ -86,17 +86,18 @@ def test_an_empty_pool_is_never_answered() -> None:
 
 def test_masked_zeroes_whole_groups() -> None:
     v = vector(name_dense=0.7, name_dense_rr=1.0, lex_name=0.3)
-    off = masked(v, ["name_dense"])
-    assert all(off[FEATURES.index(f)] == 0.0 for f in GROUPS["name_dense"])
+    off = masked(v, ["dense:name"])
+    assert all(off[FEATURES.index(f)] == 0.0 for f in GROUPS["dense:name"])
     assert off[FEATURES.index("lex_name")] == 0.3 and masked(v, []) == v
 
 
 def test_answer_vector_reads_the_best_candidates() -> None:
     pool = Pool(unknown_share=0.25, unmatched_share=0.5)
-    pool.vectors = [vector(name_dense=0.3, graph_score=1.0, resource_match=0.8, kind_any=1.0),
-                    vector(name_dense=0.7, resource_match=1.0)]
+    pool.vectors = [vector(name_dense=0.3, graph_score=1.0, resource_match=0.8, kind_any=1.0,
+                           about_dense=0.6),
+                    vector(name_dense=0.7, resource_match=1.0, card_dense=0.4)]
     row = answer_vector(pool, [0.9, 0.4], vector(cov_all=0.5))
-    assert row == pytest.approx([0.9, 0.5, 0.25, 0.5, 0.0, 0.7, 1.0, 0.5, 0.8])
+    assert row == pytest.approx([0.9, 0.5, 0.25, 0.5, 0.0, 0.7, 0.6, 0.4, 1.0, 0.5, 0.8])
 
 
 def test_the_artifact_round_trips_and_rejects_other_features(tmp_path: Path) -> None:
