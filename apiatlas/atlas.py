@@ -32,14 +32,14 @@ from apiatlas.loaders.fetch import FetchPolicy
 from apiatlas.loaders.models import ApiSpec, DocPage, LoadWarning
 from apiatlas.loaders.openapi import load_openapi
 from apiatlas.loaders.splitting import TokenSplitter, section_documents
-from apiatlas.rag.agent import build_agent, run_agent
-from apiatlas.rag.context import AgentContext
-from apiatlas.rag.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
-from apiatlas.rag.hybrid import HybridRetriever
+from apiatlas.rag.agent.graph import build_agent, run_agent
+from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.retrieval.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
+from apiatlas.rag.retrieval.fusion import HybridRetriever
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.memory.links import LinkedMemory
-from apiatlas.rag.result import AnswerResult
-from apiatlas.rag.vectorstore import (
+from apiatlas.rag.answer.result import AnswerResult
+from apiatlas.rag.retrieval.dense import (
     GROUP_KEY,
     IndexStats,
     VectorIndex,

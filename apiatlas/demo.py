@@ -17,7 +17,7 @@ from rich.panel import Panel
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
 from apiatlas.rag.memory.model import Memory
-from apiatlas.rag.result import AnswerResult
+from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.sample import sample_guides_dir, sample_spec_path
 
 QUESTIONS = (

@@ -33,10 +33,10 @@ from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.loaders.cards import endpoint_documents
 from apiatlas.loaders.models import ApiSpec
 from apiatlas.loaders.openapi import load_openapi
-from apiatlas.rag.embeddings import load_embeddings
-from apiatlas.rag.kg_retriever import KnowledgeGraphRetriever
-from apiatlas.rag.pgvector import open_pg_vector_store
-from apiatlas.rag.vectorstore import open_chroma_store, scope_filter
+from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
+from apiatlas.rag.retrieval.pgvector import open_pg_vector_store
+from apiatlas.rag.retrieval.dense import open_chroma_store, scope_filter
 
 QUESTIONS = {
     "square": (

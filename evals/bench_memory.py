@@ -7,7 +7,7 @@ linked in the graph), for each memory backend:
   with 800 more memories (the same texts) in four other projects: scoping must cost nothing;
 - ``recall()`` when the question's vector is already computed: the store's own work;
 - the agent's ``memory`` node, ``vector_fallback`` node and whole ``ask`` (``timings_ms``), with
-  the query-vector cache (:class:`~apiatlas.rag.embeddings.QueryCachedEmbeddings`) off and on,
+  the query-vector cache (:class:`~apiatlas.rag.retrieval.embeddings.QueryCachedEmbeddings`) off and on,
   interleaved question by question: with it, the memory node's embedding of the question is the
   one the vector retriever reuses.
 
@@ -37,7 +37,7 @@ from apiatlas.config import Settings
 from apiatlas.evals.bench_backends import postgres as local_postgres
 from apiatlas.evals.bench_memory_data import questions, team_memories
 from apiatlas.evals.metrics import percentile
-from apiatlas.rag.embeddings import QueryCachedEmbeddings, load_embeddings
+from apiatlas.rag.retrieval.embeddings import QueryCachedEmbeddings, load_embeddings
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.memory.store import ProjectMemory
 from apiatlas.sample import sample_guides_dir, sample_spec_path

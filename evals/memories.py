@@ -14,7 +14,7 @@ from apiatlas.atlas import ApiAtlas
 from apiatlas.errors import UsageError
 from apiatlas.evals.dataset import Dataset
 from apiatlas.rag.memory.store import ROOT
-from apiatlas.rag.result import Citation
+from apiatlas.rag.answer.result import Citation
 
 STALE_LIMIT = 10_000
 """Most memories per namespace removed from a previous run (far above any dataset)."""

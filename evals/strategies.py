@@ -18,8 +18,8 @@ from langchain_core.documents import Document
 from apiatlas.atlas import ApiAtlas
 from apiatlas.errors import UsageError
 from apiatlas.graph.signatures import endpoint_key
-from apiatlas.rag.kg_retriever import KnowledgeGraphRetriever
-from apiatlas.rag.result import Citation
+from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
+from apiatlas.rag.answer.result import Citation
 
 STRATEGIES: tuple[str, ...] = ("bm25", "dense", "hybrid", "kg", "agent")
 RETRIEVER_K = 20

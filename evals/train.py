@@ -27,8 +27,8 @@ from apiatlas.errors import UsageError
 from apiatlas.evals.dataset import Case, Dataset, load_dataset
 from apiatlas.evals.homes import dataset_atlas, dataset_files
 from apiatlas.graph.signatures import endpoint_key
-from apiatlas.rag.embeddings import load_embeddings
-from apiatlas.rag.kg_retriever import KnowledgeGraphRetriever
+from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.rag.ranking.features import FEATURES, Pool
 from apiatlas.rag.ranking.model import (
     ANSWER_FEATURES,
@@ -39,7 +39,7 @@ from apiatlas.rag.ranking.model import (
     masked,
 )
 from apiatlas.rag.ranking.pipeline import FieldIndexCache, question_pool
-from apiatlas.rag.vectorstore import load_card_vectors
+from apiatlas.rag.retrieval.dense import load_card_vectors
 
 DATASETS = Path(__file__).resolve().parent / "datasets"
 DEV = DATASETS / "dev"

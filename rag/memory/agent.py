@@ -19,8 +19,8 @@ from langgraph.runtime import Runtime
 from apiatlas.errors import StoreError
 from apiatlas.graph.model import EndpointDetail, EndpointRef
 from apiatlas.graph.store import KnowledgeGraphStore
-from apiatlas.rag.context import AgentContext
-from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.memory.answer import memory_answer
 from apiatlas.rag.memory.links import LinkedMemory
 from apiatlas.rag.memory.model import MemoryHit
@@ -33,8 +33,8 @@ from apiatlas.rag.memory.precedence import (
 from apiatlas.rag.memory.relevance import relevant_views
 from apiatlas.rag.memory.stance import classify_stances, named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory
-from apiatlas.rag.result import AnswerResult
-from apiatlas.rag.state import AgentState
+from apiatlas.rag.answer.result import AnswerResult
+from apiatlas.rag.agent.state import AgentState
 
 NO_MEMORY = "memory: none"
 """Route note when the agent was built without a memory store."""

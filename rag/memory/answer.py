@@ -7,9 +7,9 @@ Memories are cited like spec items and guide sections, with numbers; their citat
 from __future__ import annotations
 
 from apiatlas.graph.model import EndpointRef
-from apiatlas.rag.citations import CitationRegistry
+from apiatlas.rag.answer.citations import CitationRegistry
 from apiatlas.rag.memory.precedence import MemoryView, TeamMemory
-from apiatlas.rag.result import AnswerEndpoint, AnswerMemory, AnswerResult
+from apiatlas.rag.answer.result import AnswerEndpoint, AnswerMemory, AnswerResult
 
 
 def cite(cites: CitationRegistry, view: MemoryView) -> int:

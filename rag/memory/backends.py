@@ -34,9 +34,9 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from apiatlas.config import Settings
 from apiatlas.errors import ConfigError, StoreError
-from apiatlas.rag import pg_queries as q
+from apiatlas.rag.retrieval import pg_queries as q
 from apiatlas.rag.memory.store import INDEX_FIELD
-from apiatlas.rag.pgvector import libpq_conninfo, normalise_url
+from apiatlas.rag.retrieval.pgvector import libpq_conninfo, normalise_url
 
 # Concurrent writers (the CLI while an app runs) wait instead of failing with "database is
 # locked"; WAL lets readers proceed while one process writes.

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from apiatlas.graph.model import EndpointRef
-from apiatlas.rag.kg_retriever import GraphLookup, replacements
+from apiatlas.rag.retrieval.lookup import GraphLookup
+from apiatlas.rag.retrieval.graph import replacements
 from apiatlas.rag.memory.model import Memory, MemoryHit
 from apiatlas.rag.memory.stance import Stance, named_endpoints
 

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from apiatlas.graph.model import EndpointRef
-from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.memory.precedence import MemoryView
 
 STRONG_SEMANTIC_SCORE = 0.6

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from apiatlas.graph.signatures import HTTP_METHODS, endpoint_key
 from apiatlas.rag.memory.model import Memory
-from apiatlas.rag.result import MemoryStance as Stance
+from apiatlas.rag.answer.result import MemoryStance as Stance
 
 _CLAUSES = re.compile(
     r"(?<=[.;!?])\s+|;\s*|,\s+|\s+but\s+|\s+and\s+|\s+whereas\s+|\s+[—–]\s+|\s+-\s+|\n+|:\s+",

@@ -18,14 +18,15 @@ import numpy as np
 
 from apiatlas.graph.model import EndpointRef
 from apiatlas.graph.words import is_param, path_segments
-from apiatlas.rag.intent import Intent
-from apiatlas.rag.kg_retriever import EXPLICIT_SCORE, GraphLookup, intent_fit
+from apiatlas.rag.retrieval.intent import Intent
+from apiatlas.rag.retrieval.graph import EXPLICIT_SCORE, intent_fit
+from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.ranking.fields import DENSE_FIELDS, FIELDS, FieldIndex, terms
 
 LEXICAL_POOL = 20
 """Endpoints the per-field lexical index adds to the pool (by summed normalised field score)."""
 MAX_FIT = 65.0
-"""The largest :func:`~apiatlas.rag.kg_retriever.intent_fit`."""
+"""The largest :func:`~apiatlas.rag.retrieval.graph.intent_fit`."""
 
 FEATURES: tuple[str, ...] = (
     *(f"lex_{name}" for name in FIELDS),

@@ -183,7 +183,7 @@ def build_field_index(
         api: One API of it, or ``None`` for all.
         embeddings: Embeds each endpoint's :data:`EMBEDDED_FIELDS` texts (none without it).
         cards: The stored vectors of the endpoints' card heads by ``(api, METHOD, path)``
-            (see :func:`~apiatlas.rag.vectorstore.load_card_vectors`); an endpoint without
+            (see :func:`~apiatlas.rag.retrieval.dense.load_card_vectors`); an endpoint without
             one gets a zero row.
     """
     # In key order: ties then break the same way whatever order the store returns rows in.

@@ -9,13 +9,13 @@ from collections.abc import Callable, Mapping, Sequence
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.graph.store import KnowledgeGraphStore
-from apiatlas.rag.kg_retriever import KnowledgeGraphRetriever
+from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.rag.ranking.features import Pool, build_pool
 from apiatlas.rag.ranking.fields import CardKey, FieldIndex, build_field_index
 
 CardVectors = Callable[[str, str | None], Mapping[CardKey, Sequence[float]]]
 """``(project, api) -> stored card-head vectors``, e.g. a partial of
-:func:`~apiatlas.rag.vectorstore.load_card_vectors` over the vector store."""
+:func:`~apiatlas.rag.retrieval.dense.load_card_vectors` over the vector store."""
 
 GRAPH_CANDIDATES = 10
 """Graph candidates in the pool (the answer shows ``k`` of the ranking)."""

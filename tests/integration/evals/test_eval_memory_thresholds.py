@@ -14,7 +14,7 @@ from pathlib import Path
 
 from apiatlas.config import Settings
 from apiatlas.evals.runner import run_eval
-from apiatlas.rag.embeddings import load_embeddings
+from apiatlas.rag.retrieval.embeddings import load_embeddings
 
 DATASET = Path(__file__).resolve().parents[3] / "evals" / "datasets" / "dev" / "sample-memory.yaml"
 

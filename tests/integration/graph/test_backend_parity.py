@@ -21,8 +21,8 @@ from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.models import ApiSpec, DocPage
 from apiatlas.loaders.openapi import load_openapi
-from apiatlas.rag.agent import arun_agent
-from apiatlas.rag.context import AgentContext
+from apiatlas.rag.agent.graph import arun_agent
+from apiatlas.rag.agent.context import AgentContext
 from apiatlas.sample import sample_guides_dir, sample_spec_path
 
 SAMPLE_QUESTIONS = [

@@ -19,7 +19,7 @@ from apiatlas.graph.ingest import ingest_graph
 from apiatlas.graph.neo4j_store import Neo4jGraphStore
 from apiatlas.graph.sqlite_store import SqliteGraphStore
 from apiatlas.graph.store import KnowledgeGraphStore
-from apiatlas.rag.embeddings import load_embeddings
+from apiatlas.rag.retrieval.embeddings import load_embeddings
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.memory.links import LinkedMemory
 from apiatlas.rag.memory.model import Memory

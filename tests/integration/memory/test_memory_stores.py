@@ -20,10 +20,10 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
 from apiatlas.config import Settings
-from apiatlas.rag.embeddings import load_embeddings
+from apiatlas.rag.retrieval.embeddings import load_embeddings
 from apiatlas.rag.memory import ProjectMemory
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
-from apiatlas.rag.pgvector import libpq_conninfo
+from apiatlas.rag.retrieval.pgvector import libpq_conninfo
 from tests.clock import Clock
 
 SQLITE_ROW = "SELECT value FROM store WHERE prefix = ? AND key = ?"

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from apiatlas.rag.vectorstore import VectorIndex, load_card_vectors
+from apiatlas.rag.retrieval.dense import VectorIndex, load_card_vectors
 
 Row = tuple[str, str, str, str, str]
 """(api, method, path, operationId, text); the source file is derived from the api."""

@@ -10,8 +10,8 @@ import pytest
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
 from apiatlas.graph.sqlite_store import SqliteGraphStore
-from apiatlas.rag.agent import build_agent, run_agent
-from apiatlas.rag.context import AgentContext
+from apiatlas.rag.agent.graph import build_agent, run_agent
+from apiatlas.rag.agent.context import AgentContext
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.sample import write_sample_api
 

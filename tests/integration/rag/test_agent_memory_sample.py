@@ -14,12 +14,12 @@ import pytest
 from apiatlas.atlas import ApiAtlas
 from apiatlas.cli import main
 from apiatlas.config import Settings
-from apiatlas.rag.agent import build_agent, run_agent
-from apiatlas.rag.context import AgentContext
-from apiatlas.rag.embeddings import load_embeddings
+from apiatlas.rag.agent.graph import build_agent, run_agent
+from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.retrieval.embeddings import load_embeddings
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.memory.links import LinkedMemory
-from apiatlas.rag.result import AnswerResult
+from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.sample import sample_guides_dir, sample_spec_path
 
 PROJECT = "sample"

@@ -21,12 +21,12 @@ from apiatlas.loaders.cards import endpoint_documents
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.openapi import load_openapi
 from apiatlas.loaders.splitting import TokenSplitter, section_documents
-from apiatlas.rag.agent import arun_agent, build_agent, run_agent
-from apiatlas.rag.context import AgentContext
-from apiatlas.rag.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
-from apiatlas.rag.hybrid import HybridRetriever
-from apiatlas.rag.result import AnswerResult, Citation
-from apiatlas.rag.vectorstore import VectorIndex, open_vector_store
+from apiatlas.rag.agent.graph import arun_agent, build_agent, run_agent
+from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.retrieval.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
+from apiatlas.rag.retrieval.fusion import HybridRetriever
+from apiatlas.rag.answer.result import AnswerResult, Citation
+from apiatlas.rag.retrieval.dense import VectorIndex, open_vector_store
 from apiatlas.sample import sample_guides_dir, sample_spec_path
 
 CTX = AgentContext(project="sample")

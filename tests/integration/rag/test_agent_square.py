@@ -15,11 +15,11 @@ from apiatlas.graph.sqlite_store import SqliteGraphStore
 from apiatlas.loaders.cards import endpoint_documents
 from apiatlas.loaders.openapi import load_openapi
 from apiatlas.loaders.splitting import TokenSplitter
-from apiatlas.rag.agent import build_agent, run_agent
-from apiatlas.rag.context import AgentContext
-from apiatlas.rag.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
-from apiatlas.rag.hybrid import HybridRetriever
-from apiatlas.rag.vectorstore import VectorIndex, open_vector_store
+from apiatlas.rag.agent.graph import build_agent, run_agent
+from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.retrieval.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
+from apiatlas.rag.retrieval.fusion import HybridRetriever
+from apiatlas.rag.retrieval.dense import VectorIndex, open_vector_store
 
 pytestmark = pytest.mark.shared_data
 CTX = AgentContext(project="square")

@@ -14,8 +14,8 @@ from apiatlas.graph.model import ResourceInfo
 from apiatlas.graph.sqlite_store import SqliteGraphStore
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.openapi import load_openapi
-from apiatlas.rag.embeddings import load_embeddings
-from apiatlas.rag.kg_retriever import KnowledgeGraphRetriever
+from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.sample import sample_guides_dir, sample_spec_path, write_sample_api
 
 PROJECT = "kg"

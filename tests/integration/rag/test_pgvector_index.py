@@ -18,9 +18,9 @@ from apiatlas.config import Settings
 from tests.integration.rag.endpoint_cards import cards as cards_of
 from tests.integration.rag.endpoint_cards import check_card_vectors
 from apiatlas.errors import ConfigError, StoreError
-from apiatlas.rag.embeddings import LOCAL_DIMENSIONS, load_embeddings
-from apiatlas.rag.hybrid import HybridRetriever
-from apiatlas.rag.pgvector import (
+from apiatlas.rag.retrieval.embeddings import LOCAL_DIMENSIONS, load_embeddings
+from apiatlas.rag.retrieval.fusion import HybridRetriever
+from apiatlas.rag.retrieval.pgvector import (
     IterativeHNSWQueryOptions,
     describe,
     libpq_conninfo,
@@ -30,8 +30,8 @@ from apiatlas.rag.pgvector import (
     pg_filter,
     record_manager_url,
 )
-from apiatlas.rag.vectorstore import VectorIndex, load_corpus, open_vector_store
-from apiatlas.rag.vectorstore import record_manager_url as settings_record_manager_url
+from apiatlas.rag.retrieval.dense import VectorIndex, load_corpus, open_vector_store
+from apiatlas.rag.retrieval.dense import record_manager_url as settings_record_manager_url
 
 # (api, method, path, operationId, summary): see endpoint_cards.Row.
 CARDS = [

@@ -16,8 +16,8 @@ from langchain_core.vectorstores import VectorStore
 from langchain_tests.integration_tests import VectorStoreIntegrationTests
 
 from apiatlas.config import Settings
-from apiatlas.rag.pgvector import open_pg_vector_store, pg_engine
-from apiatlas.rag.vectorstore import open_vector_store
+from apiatlas.rag.retrieval.pgvector import open_pg_vector_store, pg_engine
+from apiatlas.rag.retrieval.dense import open_vector_store
 
 _tables = itertools.count()
 

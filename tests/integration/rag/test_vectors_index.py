@@ -14,13 +14,13 @@ from apiatlas.config import Settings
 from tests.integration.rag.endpoint_cards import cards as cards_of
 from tests.integration.rag.endpoint_cards import check_card_vectors
 from apiatlas.errors import ConfigError, UsageError
-from apiatlas.rag.embeddings import (
+from apiatlas.rag.retrieval.embeddings import (
     LOCAL_DIMENSIONS,
     LOCAL_MAX_TOKENS,
     load_embeddings,
     local_tokenizer,
 )
-from apiatlas.rag.vectorstore import VectorIndex, load_corpus, open_vector_store
+from apiatlas.rag.retrieval.dense import VectorIndex, load_corpus, open_vector_store
 
 # (api, method, path, operationId, summary): see endpoint_cards.Row.
 CARDS = [

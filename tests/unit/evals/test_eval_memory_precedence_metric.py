@@ -5,7 +5,7 @@ from __future__ import annotations
 from apiatlas.evals.memories import DatasetMemories
 from apiatlas.evals.metrics import METRIC_KEYS, CaseRecord, compute_metrics, memory_ok
 from apiatlas.evals.report import DatasetInfo, EvalReport, markdown, report_json
-from apiatlas.rag.result import Citation
+from apiatlas.rag.answer.result import Citation
 
 V1, V2 = "POST /v1/locations", "POST /v2/locations"
 

@@ -8,11 +8,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from apiatlas.graph.model import EndpointRef
-from apiatlas.rag.agent import build_state_graph, route_after_graph
-from apiatlas.rag.context import AgentContext
-from apiatlas.rag.intent import analyse_question
-from apiatlas.rag.kg_retriever import GraphLookup
-from apiatlas.rag.state import AgentState
+from apiatlas.rag.agent.graph import build_state_graph, route_after_graph
+from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.retrieval.intent import analyse_question
+from apiatlas.rag.retrieval.lookup import GraphLookup
+from apiatlas.rag.agent.state import AgentState
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "agent.mmd"
 

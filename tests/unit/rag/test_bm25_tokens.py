@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.documents import Document
 
-from apiatlas.rag.bm25 import BM25Retriever, identifier_tokens, query_terms, singular
+from apiatlas.rag.retrieval.lexical import BM25Retriever, identifier_tokens, query_terms, singular
 
 
 def test_path_template_splits_into_identifier_parts() -> None:

@@ -14,9 +14,9 @@ from apiatlas.graph.model import (
     FieldRef,
     ParameterRef,
 )
-from apiatlas.rag.composer import compose_answer
-from apiatlas.rag.intent import analyse_question
-from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.answer.composer import compose_answer
+from apiatlas.rag.retrieval.intent import analyse_question
+from apiatlas.rag.retrieval.lookup import GraphLookup
 
 SPEC = "/specs/logistics.yaml"
 GUIDE = "/guides/shipments.md"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from apiatlas.graph.model import EndpointDetail, EndpointRef, FieldRef, ParameterRef
-from apiatlas.rag.citations import CitationRegistry
-from apiatlas.rag.examples import example_for, synthesise_body
+from apiatlas.rag.answer.citations import CitationRegistry
+from apiatlas.rag.answer.examples import example_for, synthesise_body
 
 REF = EndpointRef(key="a:GET /v2/quotes", api="a", method="GET", path="/v2/quotes/{quote_id}",
                   source="/s.yaml", pointer="/paths/~1v2~1quotes~1{quote_id}/get")

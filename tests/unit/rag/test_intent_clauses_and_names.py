@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from apiatlas.graph.model import ResourceInfo
-from apiatlas.rag.intent import analyse_question
-from apiatlas.rag.resource_matcher import ResourceMatcher
+from apiatlas.rag.retrieval.intent import analyse_question
+from apiatlas.rag.retrieval.resource_matcher import ResourceMatcher
 
 
 class _LetterEmbeddings:

@@ -6,7 +6,7 @@ import pytest
 from langchain_core.documents import Document
 
 from apiatlas.errors import UsageError
-from apiatlas.rag.hybrid import doc_key, reciprocal_rank_fusion
+from apiatlas.rag.retrieval.fusion import doc_key, reciprocal_rank_fusion
 
 
 def _doc(name: str, **meta: object) -> Document:

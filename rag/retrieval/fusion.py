@@ -22,8 +22,8 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import PrivateAttr
 
 from apiatlas.errors import StoreError, UsageError
-from apiatlas.rag.bm25 import BM25Retriever
-from apiatlas.rag.vectorstore import load_corpus, scope_filter
+from apiatlas.rag.retrieval.lexical import BM25Retriever
+from apiatlas.rag.retrieval.dense import load_corpus, scope_filter
 
 Strategy = Literal["bm25", "dense", "hybrid"]
 
@@ -89,7 +89,7 @@ class HybridRetriever(BaseRetriever):
     did not find the document) and ``bm25_score``/``dense_score``.
 
     Attributes:
-        vector_store: The store written by :class:`~apiatlas.rag.vectorstore.VectorIndex`:
+        vector_store: The store written by :class:`~apiatlas.rag.retrieval.dense.VectorIndex`:
             Chroma or PGVectorStore (both report cosine distances).
         k: How many fused documents to return.
         project: Project to search.

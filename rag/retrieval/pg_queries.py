@@ -1,7 +1,7 @@
 """Every SQL statement apiatlas itself sends to PostgreSQL, as named constants.
 
 Values are always bind parameters (``%(name)s``). Identifiers (the table and index names, which
-come from configuration and are validated by :func:`apiatlas.rag.pgvector.check_table_name`) are
+come from configuration and are validated by :func:`apiatlas.rag.retrieval.pgvector.check_table_name`) are
 composed with :class:`psycopg.sql.Identifier`, never pasted into the text. The vector table
 itself, its rows and the HNSW index are written by langchain-postgres.
 """

@@ -7,10 +7,10 @@ from typing import Annotated, TypedDict
 from langchain_core.documents import Document
 
 from apiatlas.graph.model import EndpointDetail, EndpointRef
-from apiatlas.rag.intent import Intent
-from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.retrieval.intent import Intent
+from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.memory.model import MemoryHit
-from apiatlas.rag.result import AnswerResult
+from apiatlas.rag.answer.result import AnswerResult
 
 
 ENTRY_NODE = "memory"

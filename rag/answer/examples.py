@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from apiatlas.graph.model import EndpointDetail, FieldRef
-from apiatlas.rag.citations import CitationRegistry
-from apiatlas.rag.result import AnswerExample
+from apiatlas.rag.answer.citations import CitationRegistry
+from apiatlas.rag.answer.result import AnswerExample
 
 BASE_URL_PLACEHOLDER = "{base_url}"
 _SHELL_LANGS = {"curl", "shell", "bash", "sh", "http"}

@@ -29,7 +29,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from apiatlas.errors import ConfigError, StoreError
-from apiatlas.rag import pg_queries as q
+from apiatlas.rag.retrieval import pg_queries as q
 
 TABLE = "apiatlas_vectors"
 SCHEMA = "public"

@@ -1,43 +1,27 @@
-"""The agent: a LangGraph state machine from a question to a cited answer.
-
-memory -> analyse -> knowledge_graph -> [vector_fallback] -> compose. The memory node recalls the
-team's project memory first (a strongly matching procedure answers alone: memory -> compose), and
-the answer follows the memory where it disagrees with the docs. The vector step runs when the
-graph found nothing, when the question is a how-to, and to fetch guide passages for the endpoints
-found; it is skipped when the question names its endpoints outright and the graph found them.
-
-Use :func:`build_agent` to get a compiled graph (it can be a subgraph of your own app), and
-:func:`run_agent` / :func:`arun_agent` to ask one question. Under ``ainvoke`` the vector step
-searches and reads the graph natively async (the store's ``aget_endpoint``, on Neo4j its async
-driver), fetching every endpoint it may present concurrently; the other nodes run in worker
-threads, as LangGraph runs sync nodes.
-"""
+"""The agent's node functions: each reads the state, calls the pure functions of retrieval,
+ranking, memory and answer, and returns its update. :mod:`apiatlas.rag.agent.graph` wires them."""
 
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from functools import partial
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import RunnableConfig, RunnableLambda
-from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.runtime import Runtime, get_runtime
-from langgraph.store.base import BaseStore
+from langgraph.runtime import Runtime
 
 from apiatlas.errors import StoreError
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef
 from apiatlas.graph.store import KnowledgeGraphStore
-from apiatlas.rag.composer import compose_answer, relevant_passages
-from apiatlas.rag.context import AgentContext
-from apiatlas.rag.hybrid import HybridRetriever
-from apiatlas.rag.intent import analyse_question
-from apiatlas.rag.kg_retriever import GraphLookup, KnowledgeGraphRetriever, replacements
+from apiatlas.rag.answer.composer import compose_answer, relevant_passages
+from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.retrieval.fusion import HybridRetriever
+from apiatlas.rag.retrieval.intent import analyse_question
+from apiatlas.rag.retrieval.lookup import GraphLookup
+from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever, replacements
 from apiatlas.rag.ranking.features import build_pool
 from apiatlas.rag.ranking.model import RankerModel, load_model
 from apiatlas.rag.ranking.order import call_order
@@ -47,103 +31,15 @@ from apiatlas.rag.ranking.pipeline import (
     CardVectors,
     FieldIndexCache,
 )
-from apiatlas.rag.memory.agent import MEMORY_UNAVAILABLE_NOTE, MemoryStep, route_after_memory
-from apiatlas.rag.result import AnswerResult
-from apiatlas.rag.state import AgentState, InputState, OutputState
-from apiatlas.rag.vectorstore import load_card_vectors
-
-Node = Callable[[AgentState, Runtime[AgentContext]], dict[str, Any]]
-AsyncNode = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
-
-
-class AgentNodes(Protocol):
-    """The five node functions the agent's topology wires together."""
-
-    def memory(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
-
-    def analyse(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
-
-    def knowledge_graph(
-        self, state: AgentState, runtime: Runtime[AgentContext]
-    ) -> dict[str, Any]: ...
-
-    def vector_fallback(
-        self, state: AgentState, runtime: Runtime[AgentContext]
-    ) -> dict[str, Any]: ...
-
-    async def avector_fallback(
-        self, state: AgentState, runtime: Runtime[AgentContext]
-    ) -> dict[str, Any]: ...
-
-    def compose(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
-
+from apiatlas.rag.memory.agent import MEMORY_UNAVAILABLE_NOTE, MemoryStep
+from apiatlas.rag.agent.state import AgentState
+from apiatlas.rag.retrieval.dense import load_card_vectors
 
 GRAPH_UNAVAILABLE = "graph unavailable"
 ALTERNATIVES = 3
 PREREQUISITE_KINDS = frozenset({"create", "action"})
 PROVIDERS_PER_PARAMETER = 2
 """Providers kept per needed id: the answer shows one call and at most one alternative."""
-
-
-def route_after_graph(state: AgentState) -> Literal["vector_fallback", "compose"]:
-    """Skip the vector step only when the question named endpoints and the graph found them."""
-    if state.get("degraded"):
-        return "vector_fallback"
-    lookup = state["lookup"]
-    if lookup.primary and lookup.intent.explicit and not lookup.intent.is_howto:
-        return "compose"
-    return "vector_fallback"
-
-
-def _finish(name: str, started: float, update: dict[str, Any]) -> dict[str, Any]:
-    elapsed = round((time.perf_counter() - started) * 1000, 2)
-    # A node may add route notes after its own name, e.g. "degraded: graph unavailable".
-    return {**update, "route": [name, *update.pop("route", [])], "timings_ms": {name: elapsed}}
-
-
-def _timed(name: str, fn: Node) -> Node:
-    def node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        started = time.perf_counter()
-        return _finish(name, started, fn(state, runtime))
-
-    node.__name__ = name
-    return node
-
-
-def _timed_both(name: str, fn: Node, afn: AsyncNode) -> RunnableLambda:
-    """A node with a sync body for ``invoke`` and an async one for ``ainvoke``."""
-
-    def node(state: AgentState) -> dict[str, Any]:
-        started = time.perf_counter()
-        return _finish(name, started, fn(state, get_runtime(AgentContext)))
-
-    async def anode(state: AgentState) -> dict[str, Any]:
-        started = time.perf_counter()
-        return _finish(name, started, await afn(state, get_runtime(AgentContext)))
-
-    return RunnableLambda(node, afunc=anode, name=name)
-
-
-def build_state_graph(nodes: AgentNodes) -> StateGraph:
-    """The agent's topology (uncompiled), with ``nodes`` as its node functions."""
-    graph = StateGraph(
-        AgentState, context_schema=AgentContext, input_schema=InputState, output_schema=OutputState
-    )
-    graph.add_node("memory", _timed("memory", nodes.memory))
-    graph.add_node("analyse", _timed("analyse", nodes.analyse))
-    graph.add_node("knowledge_graph", _timed("knowledge_graph", nodes.knowledge_graph))
-    graph.add_node(
-        "vector_fallback",
-        _timed_both("vector_fallback", nodes.vector_fallback, nodes.avector_fallback),
-    )
-    graph.add_node("compose", _timed("compose", nodes.compose))
-    graph.add_edge(START, "memory")
-    graph.add_conditional_edges("memory", route_after_memory)
-    graph.add_edge("analyse", "knowledge_graph")
-    graph.add_conditional_edges("knowledge_graph", route_after_graph)
-    graph.add_edge("vector_fallback", "compose")
-    graph.add_edge("compose", END)
-    return graph
 
 
 class GraphRagNodes:
@@ -420,68 +316,3 @@ def endpoints_from_cards(documents: list[Document]) -> list[EndpointRef]:
             ),
         )
     return list(found.values())
-
-
-def build_agent(
-    *,
-    store: KnowledgeGraphStore,
-    vector_retriever: BaseRetriever,
-    embeddings: Embeddings,
-    checkpointer: Any = None,
-    memory: BaseStore | None = None,
-) -> CompiledStateGraph:
-    """Compile the agent over a knowledge-graph store and a vector retriever.
-
-    Args:
-        store: The knowledge-graph store.
-        vector_retriever: Retriever over endpoint cards and guide chunks (``HybridRetriever``).
-        embeddings: Embeddings used to match question terms to resources.
-        checkpointer: Optional LangGraph checkpointer.
-        memory: The LangGraph store holding project memory (with a semantic index on
-            ``search_text``, see :func:`apiatlas.rag.memory.backends.open_memory_store`). The
-            agent is compiled with it, so its nodes (and yours, as a subgraph) reach it as
-            ``runtime.store``. Without one, the route notes ``memory: none``.
-    """
-    nodes = GraphRagNodes(store, vector_retriever, embeddings)
-    return build_state_graph(nodes).compile(
-        checkpointer=checkpointer, store=memory, name="apiatlas"
-    )
-
-
-def run_agent(
-    agent: CompiledStateGraph,
-    question: str,
-    *,
-    context: AgentContext,
-    config: RunnableConfig | None = None,
-) -> AnswerResult:
-    """Ask one question; the result carries the route taken and per-node timings.
-
-    Args:
-        agent: From :func:`build_agent`.
-        question: The developer's question.
-        context: Project, API and ``k`` for this question.
-        config: LangGraph config, e.g. ``{"configurable": {"thread_id": ...}}`` with a
-            checkpointer.
-    """
-    state = agent.invoke({"question": question}, config=config, context=context)
-    return _state_result(state)
-
-
-async def arun_agent(
-    agent: CompiledStateGraph,
-    question: str,
-    *,
-    context: AgentContext,
-    config: RunnableConfig | None = None,
-) -> AnswerResult:
-    """Async :func:`run_agent`."""
-    state = await agent.ainvoke({"question": question}, config=config, context=context)
-    return _state_result(state)
-
-
-def _state_result(state: dict[str, Any]) -> AnswerResult:
-    result: AnswerResult = state["result"]
-    route = list(state.get("route", []))
-    timings = dict(state.get("timings_ms", {}))
-    return result.model_copy(update={"route": route, "timings_ms": timings})

@@ -9,19 +9,18 @@ that exist in the knowledge graph are ever presented. Relevant project memories 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from langchain_core.documents import Document
 
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef
 from apiatlas.graph.words import singular, split_words
-from apiatlas.rag.citations import CitationRegistry
-from apiatlas.rag.examples import example_for
-from apiatlas.rag.kg_retriever import GraphLookup
+from apiatlas.rag.answer.citations import CitationRegistry
+from apiatlas.rag.answer.examples import example_for
+from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.memory.answer import endpoint_notes, lead_lines, with_team
 from apiatlas.rag.memory.precedence import TeamMemory
-from apiatlas.rag.result import AnswerEndpoint, AnswerExample, AnswerResult
+from apiatlas.rag.answer.result import AnswerEndpoint, AnswerExample, AnswerResult
 
 MAX_EXAMPLES = 2
 MAX_FIELDS = 8

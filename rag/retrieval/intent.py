@@ -2,7 +2,7 @@
 endpoints or operation ids named outright.
 
 Analysis is purely lexical and deterministic;
-:class:`~apiatlas.rag.resource_matcher.ResourceMatcher` then maps the resource terms onto the
+:class:`~apiatlas.rag.retrieval.resource_matcher.ResourceMatcher` then maps the resource terms onto the
 graph's resources, lexically and by embedding similarity.
 """
 

@@ -6,7 +6,7 @@ exactly that source's documents: unchanged documents are skipped (not re-embedde
 are replaced, vanished ones deleted, and other projects are never touched.
 
 Two backends, chosen by ``Settings.vectors``: persistent Chroma under the home directory, or
-PostgreSQL + pgvector (:mod:`apiatlas.rag.pgvector`) at ``Settings.database_url``.
+PostgreSQL + pgvector (:mod:`apiatlas.rag.retrieval.pgvector`) at ``Settings.database_url``.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def open_vector_store(settings: Settings, embeddings: Embeddings) -> VectorStore
     """
     if settings.vectors == "pgvector":
         # Imported on demand: langchain-postgres and its drivers add ~0.5 s to every start.
-        from apiatlas.rag.pgvector import open_pg_vector_store
+        from apiatlas.rag.retrieval.pgvector import open_pg_vector_store
 
         return open_pg_vector_store(_database_url(settings), embeddings)
     return open_chroma_store(settings, embeddings)
@@ -73,7 +73,7 @@ def record_manager_url(settings: Settings) -> str:
         ConfigError: ``pgvector`` is selected without a valid ``database_url``.
     """
     if settings.vectors == "pgvector":
-        from apiatlas.rag.pgvector import record_manager_url as pg_record_manager_url
+        from apiatlas.rag.retrieval.pgvector import record_manager_url as pg_record_manager_url
 
         return pg_record_manager_url(_database_url(settings))
     return settings.record_manager_url
@@ -133,7 +133,7 @@ def scope_filter(
     """
     if isinstance(vector_store, Chroma):
         return chroma_filter(project, api)
-    from apiatlas.rag.pgvector import PGVectorStore, pg_filter  # on demand, as above
+    from apiatlas.rag.retrieval.pgvector import PGVectorStore, pg_filter  # on demand, as above
 
     if isinstance(vector_store, PGVectorStore):
         return pg_filter(project, api)

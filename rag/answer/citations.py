@@ -3,14 +3,14 @@ first-use order."""
 
 from __future__ import annotations
 
-from apiatlas.rag.result import Citation
+from apiatlas.rag.answer.result import Citation
 
 
 class CitationRegistry:
     """Hands out citation numbers ``[1]``, ``[2]``… and remembers what each one points at.
 
     Citing the same item twice returns the same number, so numbers in the answer are unique and
-    every number resolves to exactly one :class:`~apiatlas.rag.result.Citation`.
+    every number resolves to exactly one :class:`~apiatlas.rag.answer.result.Citation`.
     """
 
     def __init__(self) -> None:

@@ -54,7 +54,7 @@ class ResourceMatcher:
 
     The resource names are embedded once when the matcher is built; build one per
     (project, api) and rebuild it when the resources change (see
-    :class:`~apiatlas.rag.kg_retriever.KnowledgeGraphRetriever`).
+    :class:`~apiatlas.rag.retrieval.graph.KnowledgeGraphRetriever`).
 
     Args:
         resources: The resources of one project (optionally one API).

@@ -18,15 +18,16 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef, ResourceInfo
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_plural, singular, split_words
 from apiatlas.graph.lexicon import META_WORDS, VERB_WORDS
-from apiatlas.rag.intent import Intent, analyse_question, normalise_path
-from apiatlas.rag.resource_matcher import ResourceMatch, ResourceMatcher
-from apiatlas.rag.vocabulary import Vocabulary
+from apiatlas.rag.retrieval.intent import Intent, analyse_question, normalise_path
+from apiatlas.rag.retrieval.lookup import GraphLookup
+from apiatlas.rag.retrieval.resource_matcher import ResourceMatch, ResourceMatcher
+from apiatlas.rag.retrieval.vocabulary import Vocabulary
 
 _ALL = 100_000
 _SEARCH_LIMIT = 20
@@ -36,32 +37,6 @@ EXPLICIT_SCORE = 100.0
 _DEPRECATED_PENALTY = 25.0
 QUALIFIER_WEIGHT = 0.5
 """Weight of a resource match made by a qualifier of the question's subject."""
-
-
-class GraphLookup(BaseModel):
-    """What the knowledge graph says about a question.
-
-    Attributes:
-        intent: The analysed question.
-        primary: Endpoints that answer it, best first (empty when nothing fits).
-        related: Further endpoints ranked near the answer but without the ranker's confidence.
-        prerequisites: Calls the primary endpoints depend on, nearest first.
-        matched_resources: Resources the question's terms matched.
-        unmatched_terms: Resource terms that matched nothing in the graph.
-        alternatives: The closest existing endpoints, for "did you mean" when nothing fits.
-        replacements: Deprecated primary endpoint key -> its non-deprecated replacement.
-        apis: The APIs searched.
-    """
-
-    intent: Intent
-    primary: list[EndpointRef] = Field(default_factory=list)
-    related: list[EndpointRef] = Field(default_factory=list)
-    prerequisites: list[Dependency] = Field(default_factory=list)
-    matched_resources: list[ResourceMatch] = Field(default_factory=list)
-    unmatched_terms: list[str] = Field(default_factory=list)
-    alternatives: list[EndpointRef] = Field(default_factory=list)
-    replacements: dict[str, EndpointRef] = Field(default_factory=dict)
-    apis: list[str] = Field(default_factory=list)
 
 
 class _MatcherCache:

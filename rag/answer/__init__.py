@@ -1,0 +1,1 @@
+"""The answer: the deterministic composer, its citations and examples, and the result model."""
