@@ -23,6 +23,7 @@ from apiatlas.loaders.models import (
 )
 from apiatlas.loaders.refs import Loc, Node, RefResolver, Warnings
 from apiatlas.loaders.schemas import SchemaFlattener, provenance, text
+from apiatlas.loaders.limits import first_enum_values
 
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _PARAM_LOCATIONS = ("path", "query", "header", "cookie")
@@ -187,7 +188,11 @@ class EndpointBuilder:
                     type=self._flattener.type_of(param, sink),
                     required=pv.get("required") is True,
                     description=text(pv.get("description")),
-                    enum=pv["enum"] if isinstance(pv.get("enum"), list) else [],
+                    enum=(
+                        first_enum_values(pv["enum"])
+                        if isinstance(pv.get("enum"), list)
+                        else []
+                    ),
                     example=pv.get("x-example"),
                     provenance=provenance(param.loc),
                 )

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from apiatlas.errors import SpecError
 from apiatlas.loaders.endpoints import EndpointBuilder, SpecContext, server_urls, strings
 from apiatlas.loaders.models import ApiSpec, SchemaInfo, TagInfo
+from apiatlas.loaders.limits import check_size
 from apiatlas.loaders.refs import Loc, Node, RefResolver, Warnings, is_remote, parse_document
 from apiatlas.loaders.schemas import SchemaFlattener, text
 from apiatlas.loaders.scrubbing import scrub_spec
@@ -82,6 +83,7 @@ def discover_roots(directory: Path, resolver: RefResolver) -> list[str]:
         if any(part.startswith(".") for part in path.relative_to(directory).parts):
             continue
         try:
+            check_size(path.stat().st_size, str(path))
             head = path.read_text(encoding="utf-8-sig", errors="replace")
         except OSError as e:
             raise SpecError(f"cannot read file ({e.strerror}).", source=str(path)) from e
@@ -116,9 +118,9 @@ def _load_url(url: str, *, api: str | None, fetch_policy: FetchPolicy | None) ->
 
     fetched = fetch_text(url, fetch_policy)
     hint = fetched.content_type or urlsplit(fetched.url).path
-    doc = parse_document(fetched.text, fetched.url, hint=hint)
     # The user asked for a remote spec, so its relative references are fetched the same way.
     resolver = RefResolver(fetch_policy=fetch_policy, allow_remote=True)
+    doc = parse_document(fetched.text, fetched.url, hint=hint, sink=resolver.warnings)
     resolver.add_document(fetched.url, doc)
     return _SpecBuilder(resolver, SchemaFlattener(resolver), fetched.url).build(api)
 
@@ -206,7 +208,7 @@ class _SpecBuilder:
             security_schemes=self._security_schemes(swagger),
             endpoints=endpoints,
             schemas=schemas,
-            warnings=self._sink.items,
+            warnings=self._resolver.warnings.items + self._sink.items,
         )
 
     def _deref(self, node: Node | None) -> Node | None:

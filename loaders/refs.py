@@ -17,6 +17,13 @@ from urllib.parse import unquote, urljoin, urldefrag, urlsplit
 import yaml
 
 from apiatlas.errors import FetchError, SpecError
+from apiatlas.loaders.limits import (
+    MAX_REF_RESOLUTIONS,
+    MAX_TEXT_CHARS,
+    check_shape,
+    check_size,
+    too_deep,
+)
 from apiatlas.loaders.models import LoadWarning
 
 if TYPE_CHECKING:
@@ -156,12 +163,37 @@ class Warnings:
             self.add(warning)
 
 
-def parse_document(text: str, source: str, *, hint: str = "") -> Any:
-    """Parse JSON or YAML text (``hint`` is a file name or media type that picks the parser).
+def parse_document(
+    text: str, source: str, *, hint: str = "", sink: Warnings | None = None
+) -> Any:
+    """Parse JSON or YAML text (``hint`` is a file name or media type that picks the parser),
+    within the limits of :mod:`apiatlas.loaders.limits`.
+
+    Args:
+        text: The document.
+        source: Its file or URL, for errors.
+        hint: A file name or media type.
+        sink: Receives a warning when over-long strings were cut.
 
     Raises:
-        SpecError: With the line number when the text is not valid JSON/YAML.
+        SpecError: With the line number when the text is not valid JSON/YAML; naming the limit
+            when the document is too large, too deep or its aliases expand too far.
     """
+    check_size(len(text), source)
+    try:
+        doc = _parse(text, source, hint)
+    except RecursionError as e:  # the pure-Python parsers recurse per nesting level
+        raise too_deep(source) from e
+    cut = check_shape(doc, source)
+    if cut and sink is not None:
+        sink.add(LoadWarning(
+            message=f"{cut} string(s) longer than {MAX_TEXT_CHARS:,} characters were cut.",
+            source=source,
+        ))
+    return doc
+
+
+def _parse(text: str, source: str, hint: str) -> Any:
     if "json" in hint.lower() or (not hint and text.lstrip().startswith("{")):
         try:
             return json.loads(text)
@@ -189,6 +221,7 @@ def read_file(path: Path) -> str:
         SpecError: If the file is missing, unreadable or not UTF-8.
     """
     try:
+        check_size(path.stat().st_size, str(path))
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError as e:
         raise SpecError("file not found: check the path.", source=str(path)) from e
@@ -218,6 +251,9 @@ class RefResolver:
         self._allow_remote = allow_remote or fetch_policy is not None
         self._docs: dict[str, Any] = {}
         self._failed_remote: dict[str, str] = {}
+        self._resolutions = 0
+        self.warnings = Warnings()
+        """Warnings about whole documents (strings cut), for the specs that read them."""
 
     def add_document(self, source: str, value: Any) -> None:
         """Register an already-parsed document (the root of a fetched spec)."""
@@ -240,10 +276,10 @@ class RefResolver:
 
             fetched = fetch_text(source, self._fetch_policy)
             hint = fetched.content_type or urlsplit(fetched.url).path
-            return parse_document(fetched.text, source, hint=hint)
+            return parse_document(fetched.text, source, hint=hint, sink=self.warnings)
         text = read_file(Path(source))
         if source.lower().endswith(_STRUCTURED_SUFFIXES):
-            return parse_document(text, source, hint=source)
+            return parse_document(text, source, hint=source, sink=self.warnings)
         # Markdown and other text referenced from descriptions are used verbatim.
         return text
 
@@ -270,6 +306,14 @@ class RefResolver:
         current = node
         while isinstance(current.value, dict) and isinstance(current.value.get("$ref"), str):
             ref = current.value["$ref"]
+            self._resolutions += 1
+            if self._resolutions > MAX_REF_RESOLUTIONS:
+                raise SpecError(
+                    f"more than {MAX_REF_RESOLUTIONS:,} $ref resolutions: the references expand "
+                    "too far (the spec is probably broken or hostile); fix or split it.",
+                    source=current.loc.source,
+                    pointer=current.loc.pointer,
+                )
             target = self._target(ref, current.loc)
             if target in seen:
                 chain = " -> ".join(loc.pointer or loc.source for loc in seen)

@@ -13,6 +13,7 @@ from typing import Any
 
 from apiatlas.loaders.models import FieldInfo, LoadWarning, Provenance, SchemaInfo
 from apiatlas.loaders.refs import Loc, Node, RefResolver, Warnings, ref_name
+from apiatlas.loaders.limits import first_enum_values
 
 MAX_DEPTH = 4
 _MAX_ALTERNATIVES_IN_TYPE = 5
@@ -242,7 +243,11 @@ class SchemaFlattener:
                     type=f"{kind} (recursive)" if recursive else kind,
                     required=name in shape.required,
                     description=text(value.get("description")) or text(value.get("title")),
-                    enum=value["enum"] if isinstance(value.get("enum"), list) else [],
+                    enum=(
+                        first_enum_values(value["enum"])
+                        if isinstance(value.get("enum"), list)
+                        else []
+                    ),
                     example=example,
                     deprecated=value.get("deprecated") is True,
                     read_only=value.get("readOnly") is True,

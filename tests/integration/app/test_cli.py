@@ -9,6 +9,7 @@ import pytest
 
 from apiatlas.cli import main
 from apiatlas.sample import write_sample_api
+from tests.unit.loaders import hostile_specs as hostile
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +109,37 @@ def test_loopback_url_is_refused_without_allow_private(
     assert code == 2
     assert "127.0.0.1" in capsys.readouterr().out
 
+
+
+@pytest.mark.parametrize(
+    ("write", "limit"),
+    [
+        (hostile.deep_json, "nested more than 100 levels"),
+        (hostile.deep_yaml, "nested more than 100 levels"),
+        (hostile.alias_bomb, "YAML aliases are expanded"),
+        (hostile.alias_loop, "refers to a node that contains it"),
+    ],
+)
+def test_hostile_spec_exits_2_names_file_and_limit_and_keeps_the_graph(
+    ingested: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], write, limit: str  # type: ignore[no-untyped-def]
+) -> None:
+    path = write(tmp_path)
+    capsys.readouterr()
+    code = main(["ingest", "--home", str(ingested), "--project", "cli", "--openapi", str(path)])
+    said = " ".join((lambda c: c.out + c.err)(capsys.readouterr()).split())
+    assert code == 2
+    assert path.name in said and limit in said and "Traceback" not in said
+    result = ask_json(ingested, "What endpoints can I use to create a location?", capsys)
+    assert result["endpoints"][0]["path"] == "/v2/locations"
+
+
+def test_a_50_mb_spec_ingests_beside_the_sample(
+    ingested: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = hostile.fifty_mb(tmp_path)
+    assert path.stat().st_size > 50_000_000
+    code = main(["ingest", "--home", str(ingested), "--project", "big", "--openapi", str(path)])
+    assert code == 0
+    capsys.readouterr()
+    assert main(["graph", "stats", "--home", str(ingested), "--project", "big", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["nodes"]["Endpoint"] == 1
