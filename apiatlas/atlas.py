@@ -8,6 +8,7 @@ how production backends and tests plug in.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 from datetime import datetime
 from collections.abc import Callable, Sequence
 from functools import cached_property
@@ -32,13 +33,10 @@ from apiatlas.loaders.fetch import FetchPolicy
 from apiatlas.loaders.models import ApiSpec, DocPage, LoadWarning
 from apiatlas.loaders.openapi import load_openapi
 from apiatlas.loaders.splitting import TokenSplitter, section_documents
-from apiatlas.rag.agent.graph import build_agent, run_agent
 from apiatlas.rag.agent.context import AgentContext
-from apiatlas.rag.retrieval.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
-from apiatlas.rag.retrieval.fusion import HybridRetriever
+from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.memory.links import LinkedMemory
-from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.rag.retrieval.dense import (
     GROUP_KEY,
     IndexStats,
@@ -46,6 +44,19 @@ from apiatlas.rag.retrieval.dense import (
     open_vector_store,
     record_manager_url,
 )
+from apiatlas.rag.retrieval.embeddings import (
+    LOCAL_MAX_TOKENS,
+    LazyEmbeddings,
+    known_dimensions,
+    load_embeddings,
+    local_tokenizer,
+)
+
+if TYPE_CHECKING:
+    from apiatlas.rag.retrieval.fusion import HybridRetriever
+
+# The agent (LangGraph, the ranker, the retrievers) is imported when it is first needed, so
+# that ingesting, `graph stats` and `memory list` start without it.
 
 ProgressCallback = Callable[[str, int, int], None]
 """Called as ``(stage, done, total)`` while ingesting."""
@@ -131,7 +142,11 @@ class ApiAtlas:
     @cached_property
     def memory_store(self) -> BaseStore:
         """The LangGraph store holding project memory (opened on first use)."""
-        return self._memory_store or open_memory_store(self.settings, self.embeddings)
+        if self._memory_store is not None:
+            return self._memory_store
+        # The model loads on the first search or write: listing memories never needs it.
+        lazy = LazyEmbeddings(lambda: self.embeddings)
+        return open_memory_store(self.settings, lazy, dims=known_dimensions(self.settings))
 
     def memory(self, project: str | None = None, agent_type: str | None = None) -> LinkedMemory:
         """The project's memory: remember, supersede, forget, list and recall.
@@ -159,6 +174,8 @@ class ApiAtlas:
     @cached_property
     def retriever(self) -> HybridRetriever:
         """Hybrid BM25 + dense retriever over the vector store."""
+        from apiatlas.rag.retrieval.fusion import HybridRetriever
+
         return HybridRetriever(vector_store=self.vector_store, project=self.settings.project)
 
     @cached_property
@@ -167,6 +184,8 @@ class ApiAtlas:
 
         It is compiled with :attr:`memory_store`, so project memory leads its answers.
         """
+        from apiatlas.rag.agent.graph import build_agent
+
         return build_agent(
             store=self.graph,
             vector_retriever=self.retriever,
@@ -278,6 +297,8 @@ class ApiAtlas:
         context = AgentContext(
             project=project or self.settings.project, api=api, k=k, agent_type=agent_type, at=at
         )
+        from apiatlas.rag.agent.graph import run_agent
+
         return run_agent(self.agent, question, context=context)
 
     def stats(self, project: str | None = None) -> GraphStats:

@@ -15,7 +15,8 @@ Everything else the ranking knows about an API's words comes from the API's own 
 
 from __future__ import annotations
 
-from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
+import importlib.util
+from pathlib import Path
 
 from apiatlas.graph.model import OperationKindName
 
@@ -68,7 +69,25 @@ META_WORDS: frozenset[str] = frozenset(
 )
 """Words about asking and about APIs in general, not about a thing an API manages."""
 
-STOP_WORDS: frozenset[str] = frozenset(ENGLISH_STOP_WORDS) - set(VERBS) - HTTP_WORDS
+def _library_stop_words() -> frozenset[str]:
+    """scikit-learn's ``ENGLISH_STOP_WORDS``, read from its own module file.
+
+    Importing ``sklearn`` costs about a second (numpy, scipy) and the list is a plain literal,
+    so its module is loaded alone: start-up stays fast and the list is still the library's.
+    """
+    found = importlib.util.find_spec("sklearn")
+    if found is None or found.origin is None:
+        raise ImportError("scikit-learn is not installed: reinstall apiatlas (`make setup`)")
+    path = Path(found.origin).parent / "feature_extraction" / "_stop_words.py"
+    spec = importlib.util.spec_from_file_location("apiatlas_sklearn_stop_words", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot read scikit-learn's stop words at {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return frozenset(module.ENGLISH_STOP_WORDS)
+
+
+STOP_WORDS: frozenset[str] = _library_stop_words() - set(VERBS) - HTTP_WORDS
 """The one stop-word list: scikit-learn's English list, less the verbs (the particles of phrasal
 verbs stay stop words) and HTTP methods above."""
 

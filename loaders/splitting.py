@@ -16,7 +16,7 @@ from apiatlas.errors import ConfigError
 from apiatlas.loaders.models import DocPage
 
 if TYPE_CHECKING:
-    from transformers import PreTrainedTokenizerBase
+    from tokenizers import Tokenizer
 
 _MIN_BODY_TOKENS = 16
 
@@ -25,7 +25,8 @@ class TokenSplitter:
     """Splits text into chunks of at most ``max_tokens`` model tokens.
 
     Args:
-        tokenizer: A Hugging Face tokenizer (the embedding model's own).
+        tokenizer: A ``tokenizers.Tokenizer`` without truncation (the embedding model's own,
+            :func:`~apiatlas.rag.retrieval.embeddings.local_tokenizer`).
         max_tokens: Largest chunk, counting the special tokens the model adds ([CLS], [SEP]).
         overlap: Tokens shared by neighbouring chunks.
 
@@ -34,15 +35,10 @@ class TokenSplitter:
     """
 
     def __init__(
-        self, tokenizer: PreTrainedTokenizerBase, *, max_tokens: int = 256, overlap: int = 32
+        self, tokenizer: Tokenizer, *, max_tokens: int = 256, overlap: int = 32
     ) -> None:
         self._tokenizer = tokenizer
-        # Measuring long text is the point here, not feeding it to the model: mark transformers'
-        # one-time "sequence longer than the maximum" warning as already given.
-        warned = getattr(tokenizer, "deprecation_warnings", None)
-        if isinstance(warned, dict):
-            warned["sequence-length-is-longer-than-the-specified-maximum"] = True
-        self._specials = tokenizer.num_special_tokens_to_add(pair=False)
+        self._specials = tokenizer.num_special_tokens_to_add(False)
         if max_tokens - self._specials < _MIN_BODY_TOKENS:
             raise ConfigError(
                 f"max_tokens={max_tokens} leaves no room for text: use at least "
@@ -58,8 +54,10 @@ class TokenSplitter:
 
     def count(self, text: str) -> int:
         """Number of tokens the model sees for ``text``, special tokens included."""
-        ids = self._tokenizer.encode(text, add_special_tokens=True, verbose=False)
-        return len(ids)
+        return len(self._tokenizer.encode(text, add_special_tokens=True).ids)
+
+    def _body_length(self, text: str) -> int:
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
 
     def split_text(self, text: str) -> list[str]:
         """Split ``text`` into non-empty chunks of at most ``max_tokens`` tokens each."""
@@ -114,8 +112,8 @@ class TokenSplitter:
     def _splitter(self, limit: int) -> RecursiveCharacterTextSplitter:
         if limit not in self._splitters:
             size = limit - self._specials
-            self._splitters[limit] = RecursiveCharacterTextSplitter.from_huggingface_tokenizer(
-                self._tokenizer,
+            self._splitters[limit] = RecursiveCharacterTextSplitter(
+                length_function=self._body_length,
                 chunk_size=size,
                 chunk_overlap=min(self.overlap, size // 4),
                 separators=["\n\n", "\n", ". ", " ", ",", ""],

