@@ -23,7 +23,7 @@ from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field
 
 from apiatlas.config import Settings
-from apiatlas.graph.ingest import ingest_graph
+from apiatlas.graph.build.ingest import ingest_graph
 from apiatlas.graph.model import ChangeSummary, GraphStats
 from apiatlas.graph.backends import open_graph_store
 from apiatlas.graph.store import KnowledgeGraphStore

@@ -256,7 +256,7 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
 
 
 def _neo4j(args: argparse.Namespace, console: Console) -> int:
-    from apiatlas.graph.neo4j_server import cli
+    from apiatlas.graph.devserver.launcher import cli
 
     return cli(args.action, _settings(args))
 

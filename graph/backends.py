@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from apiatlas.config import Settings
-from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.graph.store import KnowledgeGraphStore
 
 
@@ -16,7 +16,7 @@ def open_graph_store(settings: Settings) -> KnowledgeGraphStore:
     """
     if settings.graph == "neo4j":
         # Imported here so the embedded default never loads the Neo4j driver.
-        from apiatlas.graph.neo4j_store import Neo4jGraphStore
+        from apiatlas.graph.neo4j.store import Neo4jGraphStore
 
         return Neo4jGraphStore(
             settings.neo4j_uri,

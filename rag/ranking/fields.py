@@ -34,7 +34,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.graph.model import EndpointRef, Node
-from apiatlas.graph.linker import normalise_path
+from apiatlas.graph.build.linker import normalise_path
 from apiatlas.graph.records import endpoint_ref
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_param, is_version, path_segments, singular, split_words

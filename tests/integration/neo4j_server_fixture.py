@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from apiatlas.config import Settings
-from apiatlas.graph import neo4j_server
+from apiatlas.graph.devserver import launcher as neo4j_server
 
 # The compiled launcher and its classpath outlive a session (only the data dir is per session),
 # so later sessions skip Maven and javac.

@@ -12,7 +12,7 @@ import asyncio
 import pytest
 
 from apiatlas.errors import StoreError
-from apiatlas.graph.ingest import ingest_graph
+from apiatlas.graph.build.ingest import ingest_graph
 from apiatlas.graph.store import KnowledgeGraphStore
 from tests.integration.graph.conformance import CREATE_LOCATION, CREATE_SHIPMENT, P, READ_SHIPMENT
 from tests.integration.graph.graph_fixtures import shipping_guide, shipping_spec

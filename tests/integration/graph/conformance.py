@@ -11,8 +11,8 @@ import math
 import pytest
 
 from apiatlas.errors import StoreError, UsageError
-from apiatlas.graph.builder import build_api_batch
-from apiatlas.graph.ingest import ingest_graph
+from apiatlas.graph.build.builder import build_api_batch
+from apiatlas.graph.build.ingest import ingest_graph
 from apiatlas.graph.model import GraphBatch, Node
 from apiatlas.graph.store import KnowledgeGraphStore
 from tests.integration.graph.graph_fixtures import shipping_guide, shipping_spec

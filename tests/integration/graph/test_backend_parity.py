@@ -14,9 +14,9 @@ import pytest
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
-from apiatlas.graph.ingest import ingest_graph
-from apiatlas.graph.neo4j_store import Neo4jGraphStore
-from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.build.ingest import ingest_graph
+from apiatlas.graph.neo4j.store import Neo4jGraphStore
+from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.models import ApiSpec, DocPage

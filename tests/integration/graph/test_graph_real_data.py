@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from apiatlas.graph.builder import endpoint_key
-from apiatlas.graph.ingest import ingest_graph
-from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.build.builder import endpoint_key
+from apiatlas.graph.build.ingest import ingest_graph
+from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.models import ApiSpec
 from apiatlas.loaders.openapi import load_openapi

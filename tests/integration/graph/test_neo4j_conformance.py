@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from apiatlas.config import Settings
-from apiatlas.graph.neo4j_store import Neo4jGraphStore
+from apiatlas.graph.neo4j.store import Neo4jGraphStore
 from tests.integration.graph.async_conformance import AsyncStoreConformance
 from tests.integration.graph.conformance import StoreConformance
 

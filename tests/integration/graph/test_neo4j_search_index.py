@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 from apiatlas.config import Settings
-from apiatlas.graph import neo4j_queries as q
-from apiatlas.graph.ingest import ingest_graph
-from apiatlas.graph.neo4j_store import Neo4jGraphStore
+from apiatlas.graph.neo4j import queries as q
+from apiatlas.graph.build.ingest import ingest_graph
+from apiatlas.graph.neo4j.store import Neo4jGraphStore
 from tests.integration.graph.graph_fixtures import shipping_guide, shipping_spec
 
 P, OTHER = "search-index", "search-index-other"

@@ -9,9 +9,9 @@ import pytest
 
 from apiatlas.config import Settings
 from apiatlas.errors import StoreError
-from apiatlas.graph import neo4j_server
+from apiatlas.graph.devserver import launcher as neo4j_server
 from apiatlas.graph.model import GraphBatch, Node
-from apiatlas.graph.neo4j_store import Neo4jGraphStore
+from apiatlas.graph.neo4j.store import Neo4jGraphStore
 from tests.integration.neo4j_server_fixture import LAUNCHER_HOME, free_port
 
 PASSWORD = "lifecycle-password"

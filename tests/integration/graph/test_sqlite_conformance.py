@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.sqlite.store import SqliteGraphStore
 from tests.integration.graph.async_conformance import AsyncStoreConformance
 from tests.integration.graph.conformance import StoreConformance
 

@@ -15,9 +15,9 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
 from apiatlas.config import Settings
-from apiatlas.graph.ingest import ingest_graph
-from apiatlas.graph.neo4j_store import Neo4jGraphStore
-from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.build.ingest import ingest_graph
+from apiatlas.graph.neo4j.store import Neo4jGraphStore
+from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.retrieval.embeddings import load_embeddings
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store

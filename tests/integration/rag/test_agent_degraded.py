@@ -9,7 +9,7 @@ import pytest
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
-from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.rag.agent.graph import build_agent, run_agent
 from apiatlas.rag.agent.context import AgentContext
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store

@@ -15,8 +15,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.state import CompiledStateGraph
 
 from apiatlas.config import Settings
-from apiatlas.graph.ingest import ingest_graph
-from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.build.ingest import ingest_graph
+from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.loaders.cards import endpoint_documents
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.openapi import load_openapi

@@ -10,8 +10,8 @@ from langchain_core.embeddings import Embeddings
 from langgraph.graph.state import CompiledStateGraph
 
 from apiatlas.config import Settings
-from apiatlas.graph.ingest import ingest_graph
-from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.build.ingest import ingest_graph
+from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.loaders.cards import endpoint_documents
 from apiatlas.loaders.openapi import load_openapi
 from apiatlas.loaders.splitting import TokenSplitter

@@ -9,9 +9,9 @@ import pytest
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
-from apiatlas.graph.ingest import ingest_graph
+from apiatlas.graph.build.ingest import ingest_graph
 from apiatlas.graph.model import ResourceInfo
-from apiatlas.graph.sqlite_store import SqliteGraphStore
+from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.openapi import load_openapi
 from apiatlas.rag.retrieval.embeddings import load_embeddings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from apiatlas.graph.builder import build_api_batch, build_docs_batch
+from apiatlas.graph.build.builder import build_api_batch, build_docs_batch
 from apiatlas.graph.records import fts_query
 from apiatlas.loaders.models import (
     ApiSpec,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apiatlas.graph.kinds import classify
+from apiatlas.graph.build.kinds import classify
 from apiatlas.loaders.models import Endpoint, Provenance
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apiatlas.graph.linker import extract_mentions, is_distinctive_id, link, normalise_path
+from apiatlas.graph.build.linker import extract_mentions, is_distinctive_id, link, normalise_path
 from apiatlas.graph.model import Node
 
 

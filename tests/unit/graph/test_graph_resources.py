@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apiatlas.graph.resources import (
+from apiatlas.graph.build.resources import (
     definitions,
     derive_resources,
     id_resource_phrase,

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from apiatlas.graph import neo4j_queries as q
-from apiatlas.graph.neo4j_reads import INT64_MAX, search
-from apiatlas.graph.neo4j_search import Fts5Tokenizer, bm25_idfs, bm25_score
+from apiatlas.graph.neo4j import queries as q
+from apiatlas.graph.neo4j.reads import INT64_MAX, search
+from apiatlas.graph.neo4j.search import Fts5Tokenizer, bm25_idfs, bm25_score
 
 
 def _found(lengths: list[int], cut: float | None) -> dict[str, Any]:

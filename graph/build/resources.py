@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from apiatlas.graph.kinds import HTTP_WORDS, classify, verb_kind
+from apiatlas.graph.build.kinds import HTTP_WORDS, classify, verb_kind
 from apiatlas.graph.words import (
     is_param,
     is_version,

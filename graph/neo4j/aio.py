@@ -1,6 +1,6 @@
 """The Neo4j store's async reads, on the native ``neo4j.AsyncGraphDatabase`` driver.
 
-They run the very plans of :mod:`apiatlas.graph.neo4j_reads` that the sync methods run, so the
+They run the very plans of :mod:`apiatlas.graph.neo4j.reads` that the sync methods run, so the
 Cypher and the result mapping exist once.
 
 An ``AsyncDriver`` belongs to the event loop it was created on: its pool holds that loop's
@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import neo4j
 
 from apiatlas.errors import StoreError
-from apiatlas.graph import neo4j_reads as reads
+from apiatlas.graph.neo4j import reads
 from apiatlas.graph.model import (
     Dependency,
     EndpointDetail,
@@ -32,8 +32,8 @@ from apiatlas.graph.model import (
     NodeLabel,
     ResourceInfo,
 )
-from apiatlas.graph.neo4j_reads import DRIVER_ERRORS, DRIVER_OPTIONS, Plan
-from apiatlas.graph.neo4j_search import Fts5Tokenizer
+from apiatlas.graph.neo4j.reads import DRIVER_ERRORS, DRIVER_OPTIONS, Plan
+from apiatlas.graph.neo4j.search import Fts5Tokenizer
 
 T = TypeVar("T")
 _Loops = weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, neo4j.AsyncDriver]

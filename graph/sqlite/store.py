@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from apiatlas.errors import StoreError
-from apiatlas.graph import sqlite_memory_links as memory_links
-from apiatlas.graph import sqlite_queries as q
+from apiatlas.graph.sqlite import memory_links
+from apiatlas.graph.sqlite import queries as q
 from apiatlas.graph.model import (
     ChangeSummary,
     Dependency,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from apiatlas.graph.builder import build_api_batch, build_docs_batch
-from apiatlas.graph.linker import link
+from apiatlas.graph.build.builder import build_api_batch, build_docs_batch
+from apiatlas.graph.build.linker import link
 from apiatlas.graph.model import ChangeSummary, GraphBatch, Node, NodeLabel
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.loaders.models import ApiSpec, DocPage

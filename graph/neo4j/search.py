@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from apiatlas.graph import neo4j_queries as q
+from apiatlas.graph.neo4j import queries as q
 from apiatlas.graph.records import fts_query, search_columns
 
 SEARCH_LEN = "search_len"

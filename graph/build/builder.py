@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from apiatlas.graph.dependencies import requires_edges
-from apiatlas.graph.kinds import classify
-from apiatlas.graph.linker import extract_mentions
+from apiatlas.graph.build.dependencies import requires_edges
+from apiatlas.graph.build.kinds import classify
+from apiatlas.graph.build.linker import extract_mentions
 from apiatlas.graph.model import Edge, GraphBatch, Node, OperationKindName
-from apiatlas.graph.resources import ResourceIndex, derive_resources
+from apiatlas.graph.build.resources import ResourceIndex, derive_resources
 from apiatlas.loaders.models import ApiSpec, DocPage, Endpoint, FieldInfo
 
 

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import neo4j
 
-from apiatlas.graph import neo4j_queries as q
+from apiatlas.graph.neo4j import queries as q
 from apiatlas.graph.memory_refs import (
     SignatureProbe,
     endpoint_matches,
@@ -87,7 +87,7 @@ def sync_links(
 
 
 class Neo4jMemoryLinks(KnowledgeGraphStore):
-    """The memory-link half of :class:`~apiatlas.graph.neo4j_store.Neo4jGraphStore`."""
+    """The memory-link half of :class:`~apiatlas.graph.neo4j.store.Neo4jGraphStore`."""
 
     @abstractmethod
     def _session(self, work: Callable[[neo4j.ManagedTransaction], T], *, write: bool) -> T:

@@ -5,11 +5,11 @@ as properties (values Neo4j cannot hold, such as maps, nulls or mixed lists, are
 canonical JSON strings and listed in ``json_props``). Edges are relationships of the model's types
 carrying ``project``, ``scope``, ``hash`` and their props. Each ``apply`` runs in one write
 transaction. Search reads per-term posting lists (``:ApiAtlasTerm`` nodes, rebuilt per API scope
-in the same transaction; see :mod:`apiatlas.graph.neo4j_search`) and ranks with the exact bm25
+in the same transaction; see :mod:`apiatlas.graph.neo4j.search`) and ranks with the exact bm25
 formula of the embedded store's FTS5 index, so both backends rank alike. The full-text index
 ``apiatlas_text`` over endpoint summaries, descriptions, operation ids and resource names is for
 people's own Cypher. Project-memory links (``(:Memory)-[:ABOUT]->``) live in
-:mod:`apiatlas.graph.neo4j_memory_links`.
+:mod:`apiatlas.graph.neo4j.memory_links`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import neo4j
 from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable
 
 from apiatlas.errors import StoreError
-from apiatlas.graph import neo4j_queries as q
+from apiatlas.graph.neo4j import queries as q
 from apiatlas.graph.model import (
     ChangeSummary,
     Dependency,
@@ -35,11 +35,11 @@ from apiatlas.graph.model import (
     NodeLabel,
     ResourceInfo,
 )
-from apiatlas.graph import neo4j_reads as reads
-from apiatlas.graph.neo4j_async import Neo4jAsyncReads
-from apiatlas.graph.neo4j_reads import DRIVER_ERRORS, DRIVER_OPTIONS, RESERVED, Plan, decode
-from apiatlas.graph.neo4j_search import Fts5Tokenizer, scope_index
-from apiatlas.graph.neo4j_memory_links import Neo4jMemoryLinks, sync_links
+from apiatlas.graph.neo4j import reads
+from apiatlas.graph.neo4j.aio import Neo4jAsyncReads
+from apiatlas.graph.neo4j.reads import DRIVER_ERRORS, DRIVER_OPTIONS, RESERVED, Plan, decode
+from apiatlas.graph.neo4j.search import Fts5Tokenizer, scope_index
+from apiatlas.graph.neo4j.memory_links import Neo4jMemoryLinks, sync_links
 from apiatlas.graph.records import apply_in_order, canonical, new_revision
 
 T = TypeVar("T")
@@ -305,7 +305,7 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
         for chunk in _chunks(index.term_rows()):
             tx.run(q.CREATE_TERMS, {**params, "rows": chunk}).consume()
 
-    # -- reads (the plans in apiatlas.graph.neo4j_reads; the async twins in Neo4jAsyncReads) --
+    # -- reads (the plans in apiatlas.graph.neo4j.reads; the async twins in Neo4jAsyncReads) --
 
     def nodes(self, project: str, label: NodeLabel, *, scope: str | None = None) -> list[Node]:
         """See :meth:`KnowledgeGraphStore.nodes`."""

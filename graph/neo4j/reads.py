@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable
 
 from apiatlas.errors import StoreError
-from apiatlas.graph import neo4j_queries as q
+from apiatlas.graph.neo4j import queries as q
 from apiatlas.graph.model import (
     Dependency,
     Edge,
@@ -27,7 +27,7 @@ from apiatlas.graph.model import (
     NodeLabel,
     ResourceInfo,
 )
-from apiatlas.graph.neo4j_search import (
+from apiatlas.graph.neo4j.search import (
     SEARCH_LEN,
     B,
     K1,

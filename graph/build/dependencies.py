@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from apiatlas.graph.model import Edge, OperationKindName
-from apiatlas.graph.resources import ResourceIndex, id_resource_phrase, resource_chain
+from apiatlas.graph.build.resources import ResourceIndex, id_resource_phrase, resource_chain
 from apiatlas.graph.words import is_param, param_name, path_segments, slug
 from apiatlas.loaders.models import ApiSpec, Endpoint
 
@@ -77,7 +77,7 @@ def requires_edges(
 
     Args:
         spec: The API.
-        index: Its resources (from :func:`~apiatlas.graph.resources.derive_resources`).
+        index: Its resources (from :func:`~apiatlas.graph.build.resources.derive_resources`).
         kinds: ``METHOD /path`` -> operation kind.
         endpoint_key: Maps an endpoint to its graph node key.
 

@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from apiatlas.graph import sqlite_queries as q
+from apiatlas.graph.sqlite import queries as q
 from apiatlas.graph.memory_refs import (
     SignatureProbe,
     endpoint_matches,

@@ -33,7 +33,7 @@ SCHEMA = (
     f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Endpoint|Resource) "
     "ON EACH [n.summary, n.description, n.operation_id, n.name] "
     "OPTIONS {indexConfig: {`fulltext.eventually_consistent`: false}}",
-    # The search index (see apiatlas.graph.neo4j_search): one posting list per project, API
+    # The search index (see apiatlas.graph.neo4j.search): one posting list per project, API
     # scope and stemmed term. Not :ApiAtlas nodes, so graph queries never see them.
     "CREATE INDEX apiatlas_term IF NOT EXISTS FOR (t:ApiAtlasTerm) ON (t.project, t.term)",
     "CREATE INDEX apiatlas_term_scope IF NOT EXISTS FOR (t:ApiAtlasTerm) ON (t.project, t.scope)",
