@@ -71,6 +71,13 @@ def _parser() -> argparse.ArgumentParser:
         help="follow the project memory as it was then, e.g. 2025-01-31T12:00:00+00:00",
     )
 
+    serve = commands.add_parser(
+        "serve", parents=[common, backends],
+        help="answer over HTTP from one warm process (POST /ask, GET /stats, GET /health)",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    serve.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks one)")
+
     graph = commands.add_parser("graph", help="inspect the knowledge graph")
     graph_commands = graph.add_subparsers(dest="graph_command", required=True)
     stats = graph_commands.add_parser("stats", parents=[common, backends], help="node and edge counts")
@@ -189,6 +196,28 @@ def _ask(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+def _serve(args: argparse.Namespace, console: Console) -> int:
+    from apiatlas.atlas import ApiAtlas
+    from apiatlas.server import make_server
+
+    with ApiAtlas(_settings(args)) as atlas:
+        atlas.embeddings.embed_query("warm up")  # load the model before the first question
+        try:
+            server = make_server(atlas, args.host, args.port)
+        except OSError as e:
+            raise UsageError(f"cannot listen on {args.host}:{args.port} ({e.strerror})") from e
+        host, port = server.server_address[:2]
+        # Flushed at once: a parent process waits for this line to know the port.
+        print(f"apiatlas serving on http://{host}:{port} (POST /ask)", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+    return EXIT_OK
+
+
 def _graph_stats(args: argparse.Namespace, console: Console) -> int:
     from apiatlas.graph.backends import open_graph_store
 
@@ -272,6 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {
         "ingest": _ingest,
         "ask": _ask,
+        "serve": _serve,
         "graph": _graph_stats,
         "eval": _eval,
         "neo4j": _neo4j,
