@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING
 from datetime import datetime
 from collections.abc import Callable, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from time import perf_counter
 
@@ -41,6 +41,7 @@ from apiatlas.rag.retrieval.dense import (
     GROUP_KEY,
     IndexStats,
     VectorIndex,
+    load_card_vectors,
     open_vector_store,
     record_manager_url,
 )
@@ -53,6 +54,7 @@ from apiatlas.rag.retrieval.embeddings import (
 )
 
 if TYPE_CHECKING:
+    from apiatlas.rag.ranking.pipeline import FieldIndexCache
     from apiatlas.rag.retrieval.fusion import HybridRetriever
 
 # The agent (LangGraph, the ranker, the retrievers) is imported when it is first needed, so
@@ -191,6 +193,18 @@ class ApiAtlas:
             vector_retriever=self.retriever,
             embeddings=self.embeddings,
             memory=self.memory_store,
+            field_indexes=self.field_indexes,
+        )
+
+    @cached_property
+    def field_indexes(self) -> FieldIndexCache:
+        """The ranker's per-project field indexes, written under ``home/derived`` at ingest."""
+        from apiatlas.rag.ranking.pipeline import FieldIndexCache
+
+        return FieldIndexCache(
+            self.embeddings,
+            partial(load_card_vectors, self.vector_store),
+            folder=self.settings.home / "derived",
         )
 
     @cached_property
@@ -270,6 +284,13 @@ class ApiAtlas:
         if self._has_memory():
             # Links follow the new graph: endpoints that came back are linked again.
             self.memory(project).relink()
+        mark = perf_counter()
+        notify("ranking index", 0, 1)
+        # Built here, once per graph revision, so that no question pays for it (a no-op when
+        # the revision's index is already on disk).
+        self.field_indexes.get(self.graph, project, None)
+        notify("ranking index", 1, 1)
+        report.seconds["ranking"] = perf_counter() - mark
         report.seconds["total"] = perf_counter() - started
         self.retriever.refresh()
         return report

@@ -32,6 +32,7 @@ from apiatlas.rag.agent.context import AgentContext
 from apiatlas.rag.agent.nodes import GraphRagNodes
 from apiatlas.rag.agent.state import AgentState, InputState, OutputState
 from apiatlas.rag.answer.result import AnswerResult
+from apiatlas.rag.ranking.pipeline import FieldIndexCache
 from apiatlas.rag.memory.agent import route_after_memory
 
 Node = Callable[[AgentState, Runtime[AgentContext]], dict[str, Any]]
@@ -128,6 +129,7 @@ def build_agent(
     embeddings: Embeddings,
     checkpointer: Any = None,
     memory: BaseStore | None = None,
+    field_indexes: FieldIndexCache | None = None,
 ) -> CompiledStateGraph:
     """Compile the agent over a knowledge-graph store and a vector retriever.
 
@@ -140,8 +142,10 @@ def build_agent(
             ``search_text``, see :func:`apiatlas.rag.memory.backends.open_memory_store`). The
             agent is compiled with it, so its nodes (and yours, as a subgraph) reach it as
             ``runtime.store``. Without one, the route notes ``memory: none``.
+        field_indexes: The per-project field indexes the ranker reads (an ingest writes them
+            ahead, see :class:`~apiatlas.rag.ranking.pipeline.FieldIndexCache`).
     """
-    nodes = GraphRagNodes(store, vector_retriever, embeddings)
+    nodes = GraphRagNodes(store, vector_retriever, embeddings, field_indexes=field_indexes)
     return build_state_graph(nodes).compile(
         checkpointer=checkpointer, store=memory, name="apiatlas"
     )

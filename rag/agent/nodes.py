@@ -53,6 +53,8 @@ class GraphRagNodes:
         model: The learned ranker (the packaged one by default).
         cards: Reads the stored card-head vectors of a project; by default from the vector
             store of ``vector_retriever`` when it is a :class:`HybridRetriever`.
+        field_indexes: The per-project field indexes (shared with the ingest that writes them,
+            see :class:`~apiatlas.rag.ranking.pipeline.FieldIndexCache`); in memory by default.
     """
 
     def __init__(
@@ -62,6 +64,7 @@ class GraphRagNodes:
         embeddings: Embeddings,
         model: RankerModel | None = None,
         cards: CardVectors | None = None,
+        field_indexes: FieldIndexCache | None = None,
     ) -> None:
         self.store = store
         self.vectors = vector_retriever
@@ -69,7 +72,7 @@ class GraphRagNodes:
         self.memory_step = MemoryStep(store)
         if cards is None and isinstance(vector_retriever, HybridRetriever):
             cards = partial(load_card_vectors, vector_retriever.vector_store)
-        self.fields = FieldIndexCache(embeddings, cards)
+        self.fields = field_indexes or FieldIndexCache(embeddings, cards)
         self.model = model or load_model()
 
     def memory(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:

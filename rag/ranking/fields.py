@@ -24,11 +24,14 @@ one in a long description, instead of one blended score where long text drowns s
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -159,6 +162,45 @@ class FieldIndex:
     def text_scores(self, query: Sequence[str]) -> dict[int, float]:
         """Endpoint index -> BM25 score of ``query`` over all of an endpoint's fields as one."""
         return self._postings[ALL].scores(query, len(self.endpoints))
+
+    def subset(self, api: str) -> FieldIndex:
+        """The index of one API's endpoints (its BM25 statistics over those endpoints only)."""
+        keep = [i for i, ref in enumerate(self.endpoints) if ref.api == api]
+        return FieldIndex(
+            endpoints=[self.endpoints[i] for i in keep],
+            fields={name: [terms[i] for i in keep] for name, terms in self.fields.items()},
+            docs_count=[self.docs_count[i] for i in keep],
+            resource_size=[self.resource_size[i] for i in keep],
+            dense={name: matrix[keep] for name, matrix in self.dense.items()},
+        )
+
+    def save(self, path: Path) -> None:
+        """Write the index to ``path`` (one ``.npz``: JSON text and float32 matrices), atomically."""
+        meta = {
+            "endpoints": [ref.model_dump(mode="json") for ref in self.endpoints],
+            "fields": self.fields,
+            "docs_count": self.docs_count,
+            "resource_size": self.resource_size,
+        }
+        text = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.stem}.{os.getpid()}.part.npz")
+        np.savez(partial, meta=text, **{f"dense_{k}": v for k, v in self.dense.items()})
+        partial.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> FieldIndex:
+        """Read an index written by :meth:`save` (no pickles: arrays and JSON only)."""
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(data["meta"].tobytes().decode("utf-8"))
+            dense = {k.removeprefix("dense_"): data[k] for k in data.files if k.startswith("dense_")}
+        return cls(
+            endpoints=[EndpointRef.model_validate(r) for r in meta["endpoints"]],
+            fields=meta["fields"],
+            docs_count=meta["docs_count"],
+            resource_size=meta["resource_size"],
+            dense=dense,
+        )
 
     def coverage(self, query: Sequence[str], position: int, names: Iterable[str] = FIELDS) -> float:
         """The rarity-weighted share of ``query``'s terms found in the endpoint's ``names``."""

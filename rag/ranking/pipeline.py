@@ -3,8 +3,10 @@ for the code that trains and ablates the ranker outside the agent."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 
@@ -24,19 +26,28 @@ VECTOR_HITS = 20
 
 
 class FieldIndexCache:
-    """One :class:`FieldIndex` per project and API, rebuilt when the store's revision moves.
+    """One :class:`FieldIndex` per project, current with the store's revision.
+
+    With a ``folder``, each project's index is also written there, one file per revision: an
+    ingest builds it (embedding the endpoints' short texts once), and every later process
+    reads it instead of building it again. An API's index is cut from its project's.
 
     Args:
         embeddings: Embeds the endpoints' short texts (and, at question time, the question,
             so use the same model as the vector store's).
         cards: Reads the stored card-head vectors of a project (none without it).
+        folder: Where built indexes are kept (``<home>/derived``); memory only when ``None``.
     """
 
     def __init__(
-        self, embeddings: Embeddings | None = None, cards: CardVectors | None = None
+        self,
+        embeddings: Embeddings | None = None,
+        cards: CardVectors | None = None,
+        folder: Path | None = None,
     ) -> None:
         self.embeddings = embeddings
         self.cards = cards
+        self.folder = folder
         self._lock = threading.Lock()
         self._indexes: dict[tuple[str, str | None], tuple[str, FieldIndex]] = {}
 
@@ -47,11 +58,44 @@ class FieldIndexCache:
             found = self._indexes.get((project, api))
             if found is not None and found[0] == revision:
                 return found[1]
-        cards = self.cards(project, api) if self.cards is not None else None
-        index = build_field_index(store, project, api, self.embeddings, cards)
+        index = self._project_index(store, project, revision)
+        if api is not None:
+            index = index.subset(api)
         with self._lock:
             self._indexes[(project, api)] = (revision, index)
         return index
+
+    def _project_index(self, store: KnowledgeGraphStore, project: str, revision: str) -> FieldIndex:
+        with self._lock:
+            found = self._indexes.get((project, None))
+            if found is not None and found[0] == revision:
+                return found[1]
+        path = self._path(project, revision)
+        if path is not None and path.exists():
+            try:
+                return FieldIndex.load(path)
+            except (OSError, ValueError, KeyError):
+                pass  # unreadable (a crash mid-write, another version): build it again
+        cards = self.cards(project, None) if self.cards is not None else None
+        index = build_field_index(store, project, None, self.embeddings, cards)
+        if path is not None:
+            index.save(path)
+            for stale in path.parent.glob(f"{path.name.split('-')[0]}-*.npz"):
+                if stale != path:
+                    stale.unlink(missing_ok=True)
+        return index
+
+    def _path(self, project: str, revision: str) -> Path | None:
+        if self.folder is None or not revision:
+            return None
+        owner = hashlib.sha256(project.encode("utf-8")).hexdigest()[:16]
+        # The vectors belong to one embedding model: another model must not read them.
+        model = self.embeddings
+        model = getattr(model, "inner", model)
+        model_id = getattr(model, "model_id", None) or getattr(model, "model", None)
+        key = f"{revision}|{model_id or type(model).__name__}"
+        version = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+        return self.folder / f"{owner}-{version}.npz"
 
     def query_vector(self, question: str) -> list[float] | None:
         """The question's vector for the name similarities (``None`` without embeddings)."""

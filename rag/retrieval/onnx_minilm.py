@@ -184,7 +184,9 @@ class OnnxEmbeddings(Embeddings):
                 "export it again."
             ) from e
         self._tokenizer = tokenizer(folder)
-        self._lock = threading.Lock()  # one tokenizer's padding state, one session at a time
+        self._lock = threading.Lock()
+        self.model_id = path.stem
+        """Names the exported weights (their sha256 prefix)."""  # one tokenizer's padding state, one session at a time
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Vectors of ``texts``, run in batches of similar length, returned in input order."""
