@@ -18,7 +18,7 @@ from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.answer.composer import compose_answer, relevant_passages
 from apiatlas.rag.agent.context import AgentContext
-from apiatlas.rag.retrieval.fusion import HybridRetriever
+from apiatlas.rag.retrieval.fusion import DENSE_UNAVAILABLE_KEY, HybridRetriever
 from apiatlas.rag.retrieval.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever, replacements
@@ -36,6 +36,7 @@ from apiatlas.rag.agent.state import AgentState
 from apiatlas.rag.retrieval.dense import load_card_vectors
 
 GRAPH_UNAVAILABLE = "graph unavailable"
+VECTORS_UNAVAILABLE = "dense search unavailable, lexical only"
 ALTERNATIVES = 3
 PREREQUISITE_KINDS = frozenset({"create", "action"})
 PROVIDERS_PER_PARAMETER = 2
@@ -132,7 +133,7 @@ class GraphRagNodes:
             )
         except Exception as e:  # any vector backend failure surfaces as our store error
             raise StoreError(f"The vector retriever failed: {e}") from e
-        return self._fuse_hits(state, ctx, hits, {})
+        return _noting_outage(hits, self._fuse_hits(state, ctx, hits, {}))
 
     async def avector_fallback(
         self, state: AgentState, runtime: Runtime[AgentContext]
@@ -154,7 +155,7 @@ class GraphRagNodes:
             keys = list(dict.fromkeys(keys))
             found = await asyncio.gather(*(self.store.aget_endpoint(ctx.project, k) for k in keys))
             known = dict(zip(keys, found))
-        return self._fuse_hits(state, ctx, hits, known)
+        return _noting_outage(hits, self._fuse_hits(state, ctx, hits, known))
 
     def _fuse_hits(
         self,
@@ -293,6 +294,14 @@ class GraphRagNodes:
                     if detail is not None and (ctx.api is None or detail.endpoint.api == ctx.api):
                         out[edge.dst] = detail.endpoint
         return list(out.values())
+
+
+def _noting_outage(hits: list[Document], update: dict[str, Any]) -> dict[str, Any]:
+    """``update`` with a route note when the hits were found without dense search."""
+    for doc in hits:
+        if doc.metadata.get(DENSE_UNAVAILABLE_KEY):
+            return {**update, "route": [f"degraded: {VECTORS_UNAVAILABLE}"]}
+    return update
 
 
 def endpoints_from_cards(documents: list[Document]) -> list[EndpointRef]:

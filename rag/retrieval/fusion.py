@@ -81,6 +81,30 @@ def reciprocal_rank_fusion(
     ]
 
 
+DENSE_UNAVAILABLE_KEY = "dense_unavailable"
+"""Metadata key set on hybrid results found by BM25 alone because dense search failed."""
+
+
+class DenseSearchUnavailable(StoreError):
+    """The vector index could not be searched (server down, index damaged): BM25 still can."""
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """Whether ``error`` (or what caused it) is an outage of a store, not a bug in a query:
+    a connection or server error of PostgreSQL, or an error raised by Chroma's engine."""
+    seen: BaseException | None = error
+    while seen is not None:
+        module = type(seen).__module__
+        if module.startswith("chromadb") or isinstance(seen, ConnectionError | TimeoutError):
+            return True
+        if module.startswith(("psycopg", "sqlalchemy")) and type(seen).__name__ in (
+            "OperationalError", "InterfaceError", "PoolTimeout"
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 class HybridRetriever(BaseRetriever):
     """Project-scoped BM25 + dense retrieval over the vector store, fused with RRF.
 
@@ -149,7 +173,14 @@ class HybridRetriever(BaseRetriever):
         limit = self.k if k is None else k
         strategy = self.strategy if strategy is None else strategy
         bm25 = self._bm25_half(query, project, api) if strategy != "dense" else []
-        dense = self._dense_half(query, project, api) if strategy != "bm25" else []
+        unavailable = ""
+        try:
+            dense = self._dense_half(query, project, api) if strategy != "bm25" else []
+        except DenseSearchUnavailable as e:
+            if strategy == "dense":
+                raise
+            # The lexical half still answers (it reads documents, not the vector index).
+            dense, unavailable = [], str(e)
         bm25_ranks = {doc_key(d): (i, d.metadata["score"]) for i, d in enumerate(bm25, 1)}
         dense_ranks = {doc_key(d): (i, d.metadata["dense_score"]) for i, d in enumerate(dense, 1)}
         bm25_weight = 1.0
@@ -171,6 +202,8 @@ class HybridRetriever(BaseRetriever):
                 dense_rank=dense_rank,
                 dense_score=dense_score,
             )
+            if unavailable:
+                doc.metadata[DENSE_UNAVAILABLE_KEY] = unavailable
         return fused
 
     def _bm25_half(self, query: str, project: str, api: str | None) -> list[Document]:
@@ -183,7 +216,11 @@ class HybridRetriever(BaseRetriever):
                 query, k=self.fetch_k, filter=where
             )
         except Exception as e:
-            raise StoreError(f"Dense search in project {project!r} failed: {e}") from e
+            if is_unavailable(e):
+                raise DenseSearchUnavailable(
+                    f"dense search in project {project!r} is unavailable: {e}"
+                ) from e
+            raise  # a bug, not an outage: it must surface as itself
         return [
             Document(
                 page_content=doc.page_content,
