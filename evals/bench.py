@@ -20,6 +20,8 @@ from datetime import date
 from pathlib import Path
 from time import perf_counter
 
+import numpy as np
+
 from apiatlas.atlas import ApiAtlas, IngestReport
 from apiatlas.config import Settings
 from apiatlas.sample import sample_guides_dir, sample_spec_path
@@ -110,6 +112,40 @@ def embedding_throughput(atlas: ApiAtlas, texts: list[str]) -> float:
     return len(texts) / (perf_counter() - started)
 
 
+def onnx_against_torch(questions: list[str], repeat: int) -> list[str]:
+    """The ONNX model against sentence-transformers (torch) on the same questions: the lowest
+    cosine between their vectors, and cold single-question latency of each, side by side."""
+    from apiatlas.rag.retrieval import onnx_minilm
+    from apiatlas.rag.retrieval.embeddings import torch_embeddings
+
+    onnx = onnx_minilm.OnnxEmbeddings(onnx_minilm.onnx_path(), onnx_minilm.model_dir())
+    torch = torch_embeddings()
+    a = np.array(onnx.embed_documents(questions))
+    b = np.array(torch.embed_documents(questions))
+    lowest = float((a * b).sum(axis=1).min())
+    times: dict[str, list[float]] = {"onnx": [], "torch": []}
+    for _ in range(repeat):
+        for question in questions:
+            for name, model in (("onnx", onnx), ("torch", torch)):
+                started = perf_counter()
+                model.embed_query(question)
+                times[name].append((perf_counter() - started) * 1000)
+    ratio = statistics.median(times["torch"]) / statistics.median(times["onnx"])
+    return [
+        "## Query embedding: ONNX Runtime against torch (sentence-transformers)",
+        "",
+        f"Lowest cosine between the two models' vectors over {len(questions)} questions: "
+        f"{lowest:.7f}.",
+        "",
+        "| model | runs | median ms | p95 ms |",
+        "| --- | ---: | ---: | ---: |",
+        *(f"| {name} | {len(v)} | {_stats(v)} |" for name, v in times.items()),
+        "",
+        f"ONNX is {ratio:.1f}x faster at the median, in the same run.",
+        "",
+    ]
+
+
 def run(shared: Path, repeat: int) -> str:
     """Run every measurement and return the Markdown report."""
     lines = [f"# apiatlas benchmark, {date.today().isoformat()}", ""]
@@ -178,6 +214,8 @@ def run(shared: Path, repeat: int) -> str:
         lines.append(f"| {name} | {route} | {len(values)} | {_stats(values)} | {_stats(hot)} |")
     for name, (values, hot) in sorted(per_dataset.items()):
         lines.append(f"| {name} | all | {len(values)} | {_stats(values)} | {_stats(hot)} |")
+    questions = [q for ds in datasets(shared) for q in ds.questions]
+    lines += ["", *onnx_against_torch(questions, repeat)]
     # ru_maxrss is in KiB on Linux: the peak resident size of this whole benchmark process.
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lines += ["", f"Peak resident memory of the benchmark process: {peak_mib:.0f} MiB."]
