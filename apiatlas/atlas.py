@@ -45,6 +45,7 @@ from apiatlas.rag.retrieval.dense import (
     open_vector_store,
     record_manager_url,
 )
+from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.rag.retrieval.embeddings import (
     LOCAL_MAX_TOKENS,
     LazyEmbeddings,
@@ -289,6 +290,9 @@ class ApiAtlas:
         # Built here, once per graph revision, so that no question pays for it (a no-op when
         # the revision's index is already on disk).
         self.field_indexes.get(self.graph, project, None)
+        KnowledgeGraphRetriever(
+            store=self.graph, embeddings=self.embeddings, derived_dir=self.field_indexes.folder
+        ).warm(project)
         notify("ranking index", 1, 1)
         report.seconds["ranking"] = perf_counter() - mark
         report.seconds["total"] = perf_counter() - started

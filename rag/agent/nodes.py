@@ -69,7 +69,11 @@ class GraphRagNodes:
     ) -> None:
         self.store = store
         self.vectors = vector_retriever
-        self.graph = KnowledgeGraphRetriever(store=store, embeddings=embeddings)
+        self.graph = KnowledgeGraphRetriever(
+            store=store,
+            embeddings=embeddings,
+            derived_dir=field_indexes.folder if field_indexes is not None else None,
+        )
         self.memory_step = MemoryStep(store)
         if cards is None and isinstance(vector_retriever, HybridRetriever):
             cards = partial(load_card_vectors, vector_retriever.vector_store)

@@ -11,13 +11,18 @@ abstention relies on that.
 from __future__ import annotations
 
 import hashlib
+import io
+import json
+import os
 import threading
+from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
+import numpy as np
 from pydantic import ConfigDict, Field
 
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef, ResourceInfo
@@ -48,7 +53,9 @@ class _MatcherCache:
     aliases) invalidates the cached embeddings without anyone having to tell us.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder
+        """Where vocabularies and resource vectors are kept between processes (``None``: not)."""
         self._lock = threading.Lock()
         self._resources: dict[tuple[str, str | None], tuple[str, list[ResourceInfo]]] = {}
         self._cache: dict[tuple[str, str | None], tuple[str, ResourceMatcher]] = {}
@@ -77,10 +84,23 @@ class _MatcherCache:
             hit = self._cache.get((project, api))
             if hit is not None and hit[0] == digest:
                 return hit[1]
-        matcher = ResourceMatcher(resources, embeddings)
+        path = self._path("resources", project, api, f"{digest}|{_model_id(embeddings)}")
+        vectors = _load_vectors(path)
+        matcher = ResourceMatcher(resources, embeddings, vectors=vectors)
+        if path is not None and vectors is None:
+            _save_vectors(path, matcher.vectors)
         with self._lock:
             self._cache[(project, api)] = (digest, matcher)
         return matcher
+
+    def _path(self, kind: str, project: str, api: str | None, version: str) -> Path | None:
+        """``<folder>/<kind>-<owner>-<version>.<ext>``, one file per (project, api) and version."""
+        if self.folder is None or version.startswith(":"):
+            return None  # no revision yet: nothing stable to key a file on
+        owner = hashlib.sha256(f"{project}|{api or ''}".encode()).hexdigest()[:16]
+        key = hashlib.sha256(version.encode()).hexdigest()[:16]
+        ext = "json" if kind == "vocabulary" else "npy"
+        return self.folder / f"{kind}-{owner}-{key}.{ext}"
 
     def _version(self, project: str, api: str | None, resources: list[ResourceInfo]) -> str:
         """The revision the resources were read at, plus their fingerprint (the vocabulary and
@@ -102,7 +122,12 @@ class _MatcherCache:
             hit = self._vocab.get((project, api))
             if hit is not None and hit[0] == digest:
                 return hit[1]
-        vocab = Vocabulary.from_store(store, project, api)
+        path = self._path("vocabulary", project, api, digest)
+        vocab = _load_vocabulary(path)
+        if vocab is None:
+            vocab = Vocabulary.from_store(store, project, api)
+            if path is not None:
+                _write_replacing(path, json.dumps(sorted(vocab.words)).encode("utf-8"))
         with self._lock:
             self._vocab[(project, api)] = (digest, vocab)
         return vocab
@@ -137,6 +162,48 @@ class _MatcherCache:
                     del cache[key]
 
 
+def _model_id(embeddings: Embeddings) -> str:
+    inner = getattr(embeddings, "inner", embeddings)
+    found = getattr(inner, "model_id", None) or getattr(inner, "model", None)
+    return str(found or type(inner).__name__)
+
+
+def _load_vocabulary(path: Path | None) -> Vocabulary | None:
+    if path is None or not path.exists():
+        return None
+    try:
+        return Vocabulary.of_words(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None  # unreadable (a crash mid-write): built again
+
+
+def _load_vectors(path: Path | None) -> list[list[float]] | None:
+    if path is None or not path.exists():
+        return None
+    try:
+        return np.load(path, allow_pickle=False).tolist()
+    except (OSError, ValueError):
+        return None
+
+
+def _save_vectors(path: Path, vectors: list[list[float]]) -> None:
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(vectors, dtype=np.float64))
+    _write_replacing(path, buffer.getvalue())
+
+
+def _write_replacing(path: Path, data: bytes) -> None:
+    """Write ``path`` atomically and remove the older versions of the same (kind, owner)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+    partial.write_bytes(data)
+    partial.replace(path)
+    kind, owner = path.name.split("-")[:2]
+    for stale in path.parent.glob(f"{kind}-{owner}-*{path.suffix}"):
+        if stale != path:
+            stale.unlink(missing_ok=True)
+
+
 def _digest(resources: list[ResourceInfo]) -> str:
     return hashlib.sha256(
         "\n".join(
@@ -166,6 +233,19 @@ class KnowledgeGraphRetriever(BaseRetriever):
     api: str | None = None
     k: int = 5
     matchers: _MatcherCache = Field(default_factory=_MatcherCache, exclude=True)
+    derived_dir: Path | None = None
+    """Where the vocabulary and the resource vectors are kept between processes."""
+
+    def model_post_init(self, context: Any, /) -> None:
+        if self.derived_dir is not None:
+            self.matchers.folder = self.derived_dir
+
+    def warm(self, project: str) -> None:
+        """Build (and, with :attr:`derived_dir`, keep) the project's vocabulary and resource
+        matcher, so that its first question does not pay for them."""
+        resources = self.matchers.resources(self.store, project, None)
+        self.matchers.vocabulary(self.store, project, None, resources)
+        self.matchers.get(project, None, resources, self.embeddings)
 
     def invalidate(self, project: str | None = None) -> None:
         """Drop cached resource embeddings (they are also rebuilt whenever resources change)."""

@@ -60,6 +60,8 @@ class ResourceMatcher:
         resources: The resources of one project (optionally one API).
         embeddings: The embedding model used for the semantic step.
         threshold: Minimum cosine similarity for a semantic match.
+        vectors: The names' vectors when already known (a :attr:`vectors` kept from an earlier
+            matcher over the same resources and model); embedded otherwise.
     """
 
     def __init__(
@@ -68,6 +70,7 @@ class ResourceMatcher:
         embeddings: Embeddings,
         *,
         threshold: float = SEMANTIC_THRESHOLD,
+        vectors: Sequence[Sequence[float]] | None = None,
     ) -> None:
         self.resources = list(resources)
         self.threshold = threshold
@@ -79,7 +82,10 @@ class ResourceMatcher:
                 if norm:
                     self._names.setdefault(norm, []).append(i)
         self._texts = list(self._names)
-        vectors = embeddings.embed_documents(self._texts) if self._texts else []
+        if vectors is None or len(vectors) != len(self._texts):
+            vectors = embeddings.embed_documents(self._texts) if self._texts else []
+        self.vectors = [list(v) for v in vectors]
+        """The embedded names, in name order (what a later matcher may be given back)."""
         self._vectors = [_unit(v) for v in vectors]
 
     def match(

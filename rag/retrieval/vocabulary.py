@@ -53,6 +53,16 @@ class Vocabulary:
             self._by_initial.setdefault(word[0], []).append(word)
 
     @classmethod
+    def of_words(cls, words: Iterable[str]) -> Vocabulary:
+        """A vocabulary of exactly ``words`` (the :attr:`words` of another one)."""
+        vocab = cls.__new__(cls)
+        vocab.words = frozenset(words)
+        vocab._by_initial = {}
+        for word in vocab.words:
+            vocab._by_initial.setdefault(word[0], []).append(word)
+        return vocab
+
+    @classmethod
     def from_store(
         cls, store: KnowledgeGraphStore, project: str, api: str | None = None
     ) -> Vocabulary:

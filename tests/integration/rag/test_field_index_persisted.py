@@ -12,6 +12,7 @@ from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
 from apiatlas.rag.ranking import pipeline
 from apiatlas.rag.ranking.fields import FieldIndex, build_field_index
+from apiatlas.rag.retrieval.vocabulary import Vocabulary
 from apiatlas.sample import write_sample_api
 
 
@@ -34,10 +35,21 @@ def test_ingest_writes_the_index_and_a_new_process_reads_it(
     def no_build(*args: object, **kwargs: object) -> FieldIndex:
         raise AssertionError("the index was built again instead of read")
 
+    def no_vocabulary(*args: object, **kwargs: object) -> Vocabulary:
+        raise AssertionError("the vocabulary was read from the graph again")
+
     monkeypatch.setattr(pipeline, "build_field_index", no_build)
+    monkeypatch.setattr(Vocabulary, "from_store", no_vocabulary)
+    assert len(list((home / "derived").glob("vocabulary-*.json"))) == 1
+    assert len(list((home / "derived").glob("resources-*.npy"))) == 1
+    batches: list[int] = []
     with ApiAtlas(Settings(home=home, project="demo")) as atlas:
+        inner = atlas.embeddings.embed_documents
+        monkeypatch.setattr(atlas.embeddings, "embed_documents",
+                            lambda texts: batches.append(len(texts)) or inner(texts))
         result = atlas.ask("What endpoints can I use to create a location?", project="demo")
     assert (result.endpoints[0].method, result.endpoints[0].path) == ("POST", "/v2/locations")
+    assert all(n == 1 for n in batches)  # the question alone: no resource names embedded again
 
 
 def test_an_apis_index_cut_from_the_projects_equals_one_built_for_it(home: Path) -> None:
