@@ -24,9 +24,9 @@ one in a long description, instead of one blended score where long text drowns s
 
 from __future__ import annotations
 
+import io
 import json
 import math
-import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from apiatlas.files import write_atomic
 from apiatlas.graph.model import EndpointRef, Node
 from apiatlas.graph.build.linker import normalise_path
 from apiatlas.graph.records import endpoint_ref
@@ -183,10 +184,9 @@ class FieldIndex:
             "resource_size": self.resource_size,
         }
         text = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.stem}.{os.getpid()}.part.npz")
-        np.savez(partial, meta=text, **{f"dense_{k}": v for k, v in self.dense.items()})
-        partial.replace(path)
+        buffer = io.BytesIO()
+        np.savez(buffer, meta=text, **{f"dense_{k}": v for k, v in self.dense.items()})
+        write_atomic(path, buffer.getvalue())
 
     @classmethod
     def load(cls, path: Path) -> FieldIndex:

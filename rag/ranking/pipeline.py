@@ -10,6 +10,7 @@ from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 
+from apiatlas.files import keep_only
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.rag.ranking.features import Pool, build_pool
@@ -80,9 +81,7 @@ class FieldIndexCache:
         index = build_field_index(store, project, None, self.embeddings, cards)
         if path is not None:
             index.save(path)
-            for stale in path.parent.glob(f"{path.name.split('-')[0]}-*.npz"):
-                if stale != path:
-                    stale.unlink(missing_ok=True)
+            keep_only(path, f"{path.name.split('-')[0]}-*.npz")
         return index
 
     def _path(self, project: str, revision: str) -> Path | None:

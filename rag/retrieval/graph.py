@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from langchain_core.retrievers import BaseRetriever
 import numpy as np
 from pydantic import ConfigDict, Field
 
+from apiatlas.files import keep_only, write_atomic
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef, ResourceInfo
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_plural, singular, split_words
@@ -194,14 +194,9 @@ def _save_vectors(path: Path, vectors: list[list[float]]) -> None:
 
 def _write_replacing(path: Path, data: bytes) -> None:
     """Write ``path`` atomically and remove the older versions of the same (kind, owner)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.part")
-    partial.write_bytes(data)
-    partial.replace(path)
+    write_atomic(path, data)
     kind, owner = path.name.split("-")[:2]
-    for stale in path.parent.glob(f"{kind}-{owner}-*{path.suffix}"):
-        if stale != path:
-            stale.unlink(missing_ok=True)
+    keep_only(path, f"{kind}-{owner}-*{path.suffix}")
 
 
 def _digest(resources: list[ResourceInfo]) -> str:

@@ -26,6 +26,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.errors import ModelError
+from apiatlas.files import partial_path, write_atomic
 
 MAX_TOKENS = 256
 """The model's window (``max_seq_length``): longer inputs are truncated, as sentence-transformers
@@ -77,7 +78,7 @@ def weights_sha256(folder: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     known[key] = digest.hexdigest()
-    _write_atomic(memo, json.dumps(known, indent=1).encode("utf-8"))
+    write_atomic(memo, json.dumps(known, indent=1).encode("utf-8"))
     return digest.hexdigest()
 
 
@@ -126,7 +127,7 @@ def export_onnx(folder: Path, target: Path) -> None:
         args = tuple(torch.tensor([getattr(e, _attr(n)) for e in sample]) for n in _INPUTS)
         axes = {n: {0: "batch", 1: "tokens"} for n in _INPUTS}
         target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(f".{os.getpid()}.part")
+        partial = partial_path(target)
         # The tracer warns about Python branches in transformers' masking code; they take the
         # same path for every input (checked against sentence-transformers in the tests).
         with torch.no_grad(), warnings.catch_warnings():
@@ -214,9 +215,3 @@ def _attr(name: str) -> str:
     return {"input_ids": "ids", "attention_mask": "attention_mask",
             "token_type_ids": "type_ids"}[name]
 
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.part")
-    partial.write_bytes(data)
-    partial.replace(path)
