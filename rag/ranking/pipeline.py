@@ -15,6 +15,7 @@ from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.rag.ranking.features import Pool, build_pool
 from apiatlas.rag.ranking.fields import CardKey, FieldIndex, build_field_index
+from apiatlas.rag.retrieval.embeddings import model_id
 
 CardVectors = Callable[[str, str | None], Mapping[CardKey, Sequence[float]]]
 """``(project, api) -> stored card-head vectors``, e.g. a partial of
@@ -60,10 +61,12 @@ class FieldIndexCache:
             if found is not None and found[0] == revision:
                 return found[1]
         index = self._project_index(store, project, revision)
+        with self._lock:
+            self._indexes[(project, None)] = (revision, index)
         if api is not None:
             index = index.subset(api)
-        with self._lock:
-            self._indexes[(project, api)] = (revision, index)
+            with self._lock:
+                self._indexes[(project, api)] = (revision, index)
         return index
 
     def _project_index(self, store: KnowledgeGraphStore, project: str, revision: str) -> FieldIndex:
@@ -81,7 +84,7 @@ class FieldIndexCache:
         index = build_field_index(store, project, None, self.embeddings, cards)
         if path is not None:
             index.save(path)
-            keep_only(path, f"{path.name.split('-')[0]}-*.npz")
+            keep_only(path, "-".join(path.name.split("-")[:2]) + "-*.npz")
         return index
 
     def _path(self, project: str, revision: str) -> Path | None:
@@ -89,12 +92,9 @@ class FieldIndexCache:
             return None
         owner = hashlib.sha256(project.encode("utf-8")).hexdigest()[:16]
         # The vectors belong to one embedding model: another model must not read them.
-        model = self.embeddings
-        model = getattr(model, "inner", model)
-        model_id = getattr(model, "model_id", None) or getattr(model, "model", None)
-        key = f"{revision}|{model_id or type(model).__name__}"
-        version = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
-        return self.folder / f"{owner}-{version}.npz"
+        model = model_id(self.embeddings) if self.embeddings is not None else "none"
+        version = hashlib.sha256(f"{revision}|{model}".encode()).hexdigest()[:16]
+        return self.folder / f"fields-{owner}-{version}.npz"
 
     def query_vector(self, question: str) -> list[float] | None:
         """The question's vector for the name similarities (``None`` without embeddings)."""

@@ -121,6 +121,14 @@ class LazyEmbeddings(Embeddings):
         return self.inner.embed_query(text)
 
 
+def model_id(embeddings: Embeddings) -> str:
+    """A name for the model behind ``embeddings`` (through the query cache): what files of its
+    vectors are keyed by, so that another model never reads them."""
+    inner = getattr(embeddings, "inner", embeddings)
+    found = getattr(inner, "model_id", None) or getattr(inner, "model", None)
+    return str(found or type(inner).__name__)
+
+
 def known_dimensions(settings: Settings) -> int | None:
     """The vector size of ``settings``' embeddings when known without embedding anything."""
     if settings.embeddings == "local":

@@ -29,6 +29,7 @@ from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef, Resour
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_plural, singular, split_words
 from apiatlas.graph.lexicon import META_WORDS, VERB_WORDS
+from apiatlas.rag.retrieval.embeddings import model_id
 from apiatlas.rag.retrieval.intent import Intent, analyse_question, normalise_path
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.retrieval.resource_matcher import ResourceMatch, ResourceMatcher
@@ -84,7 +85,7 @@ class _MatcherCache:
             hit = self._cache.get((project, api))
             if hit is not None and hit[0] == digest:
                 return hit[1]
-        path = self._path("resources", project, api, f"{digest}|{_model_id(embeddings)}")
+        path = self._path("resources", project, api, f"{digest}|{model_id(embeddings)}")
         vectors = _load_vectors(path)
         matcher = ResourceMatcher(resources, embeddings, vectors=vectors)
         if path is not None and vectors is None:
@@ -160,12 +161,6 @@ class _MatcherCache:
             for cache in (self._resources, self._cache, self._vocab, self._names):
                 for key in [k for k in cache if project is None or k[0] == project]:
                     del cache[key]
-
-
-def _model_id(embeddings: Embeddings) -> str:
-    inner = getattr(embeddings, "inner", embeddings)
-    found = getattr(inner, "model_id", None) or getattr(inner, "model", None)
-    return str(found or type(inner).__name__)
 
 
 def _load_vocabulary(path: Path | None) -> Vocabulary | None:
