@@ -17,6 +17,7 @@ from time import perf_counter
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import LanguageModelLike
 from langchain_core.vectorstores import VectorStore
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
@@ -28,6 +29,7 @@ from apiatlas.graph.model import ChangeSummary, GraphStats
 from apiatlas.graph.backends import open_graph_store
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.loaders.cards import endpoint_documents
+from apiatlas.loaders.crawl import CrawlLimits, crawl as crawl_site
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.fetch import FetchPolicy
 from apiatlas.loaders.models import ApiSpec, DocPage, LoadWarning
@@ -107,6 +109,10 @@ class ApiAtlas:
         memory_store: The LangGraph store holding project memory; by default the one
             ``settings.memory`` names (``SqliteStore`` under the home, or ``PostgresStore`` on
             ``settings.database_url``). An injected store is not closed by :meth:`close`.
+        chat_model: A LangChain chat model that writes the answers' text from their evidence
+            (the LLM composer, :mod:`apiatlas.rag.answer.llm`); giving one selects it. Without
+            one, ``settings.composer == "llm"`` builds ``settings.chat_model`` with
+            ``init_chat_model``, and the default composer is the deterministic one.
 
     Example:
         >>> atlas = ApiAtlas(Settings(home=Path(".apiatlas")))
@@ -122,6 +128,7 @@ class ApiAtlas:
         embeddings: Embeddings | None = None,
         vector_store: VectorStore | None = None,
         memory_store: BaseStore | None = None,
+        chat_model: LanguageModelLike | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.settings.ensure_home()
@@ -131,6 +138,7 @@ class ApiAtlas:
         self._embeddings = embeddings
         self._vector_store = vector_store
         self._memory_store = memory_store
+        self._chat_model = chat_model
 
     @cached_property
     def embeddings(self) -> Embeddings:
@@ -189,13 +197,32 @@ class ApiAtlas:
         """
         from apiatlas.rag.agent.graph import build_agent
 
+        chat_model = self.chat_model  # a misconfigured chat model fails before a model loads
         return build_agent(
             store=self.graph,
             vector_retriever=self.retriever,
             embeddings=self.embeddings,
             memory=self.memory_store,
             field_indexes=self.field_indexes,
+            default_context=AgentContext(project=self.settings.project),
+            chat_model=chat_model,
+            chat_timeout=self.settings.chat_timeout,
         )
+
+    @cached_property
+    def chat_model(self) -> LanguageModelLike | None:
+        """The chat model of the LLM composer (``None``: the deterministic composer answers).
+
+        Raises:
+            MissingExtraError: The provider's LangChain package is not installed.
+            ConfigError: ``settings.chat_model`` names no provider LangChain knows.
+            ModelError: The model could not be built (e.g. no API key).
+        """
+        if self._chat_model is not None or self.settings.composer != "llm":
+            return self._chat_model
+        from apiatlas.rag.answer.chat_model import load_chat_model
+
+        return load_chat_model(self.settings)
 
     @cached_property
     def field_indexes(self) -> FieldIndexCache:
@@ -222,11 +249,18 @@ class ApiAtlas:
         api: str | None = None,
         fetch_policy: FetchPolicy | None = None,
         progress: ProgressCallback | None = None,
+        crawl: Sequence[str] = (),
+        crawl_limits: CrawlLimits | None = None,
     ) -> IngestReport:
         """Load specs and docs, then update the graph and the vectors of ``project``.
 
         Everything is loaded and validated before anything is written, so a broken input
         leaves both stores exactly as they were.
+
+        Each ``crawl`` URL is a documentation site crawled within ``crawl_limits`` and the
+        ``fetch_policy`` allowlist (see :mod:`apiatlas.loaders.crawl`); the whole crawl is one
+        docs set, so a re-crawl re-embeds changed pages only and removes vanished ones. Pages
+        skipped by the crawl are listed in the report's warnings.
 
         Raises:
             LoaderError: A source could not be read (names the file, pointer or URL).
@@ -247,6 +281,14 @@ class ApiAtlas:
             notify("load docs", i, len(docs))
             pages[docs_scope_name(location)] = load_docs(location, fetch_policy=fetch_policy)
         notify("load docs", len(docs), len(docs))
+        crawl_warnings: list[LoadWarning] = []
+        for i, start in enumerate(crawl):
+            notify("crawl docs", i, len(crawl))
+            crawled = crawl_site(start, fetch_policy, crawl_limits)
+            pages[f"crawl-{docs_scope_name(crawled.start)}"] = crawled.pages
+            crawl_warnings.extend(crawled.warnings)
+        if crawl:
+            notify("crawl docs", len(crawl), len(crawl))
         report.seconds["load"] = perf_counter() - started
 
         cards = [
@@ -265,7 +307,7 @@ class ApiAtlas:
         report.cards = len(cards)
         report.doc_pages = sum(len(group) for group in pages.values())
         report.doc_chunks = len(chunks)
-        report.warnings = [w for spec in specs for w in spec.warnings]
+        report.warnings = [w for spec in specs for w in spec.warnings] + crawl_warnings
 
         mark = perf_counter()
         notify("embed and index", 0, len(documents))

@@ -24,6 +24,7 @@ from apiatlas.config import Settings
 from apiatlas.errors import ApiAtlasError, UsageError
 
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
+_EVERY_HOST = "*"  # what a bare --allow-private stands for
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,11 +51,28 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--docs", action="append", default=[], metavar="PATH_OR_URL")
     ingest.add_argument("--api", help="name for the API (default: from the spec title)")
     ingest.add_argument(
-        "--allow-private", action="store_true", help="allow fetching from private/loopback hosts"
+        "--allow-private", action="append", nargs="?", const=_EVERY_HOST, metavar="HOST",
+        help="allow private/loopback addresses for HOST only (repeatable), or for every host "
+        "without HOST (link-local and cloud metadata addresses need the bare flag)",
     )
     ingest.add_argument(
         "--allow-host", action="append", default=[], metavar="HOST", help="only fetch these hosts"
     )
+    ingest.add_argument(
+        "--crawl", action="append", default=[], metavar="URL",
+        help="crawl a docs site from URL (a page or sitemap), following links within "
+        "--allow-host (default: the URL's host) and robots.txt",
+    )
+    ingest.add_argument("--max-pages", type=int, metavar="N",
+                        help="most URLs one crawl fetches (default: 50)")
+    ingest.add_argument("--max-depth", type=int, metavar="D",
+                        help="most links a crawl follows from its start URL (default: 3)")
+    ingest.add_argument("--crawl-delay", type=float, metavar="SECONDS",
+                        help="least time between two crawl requests (default: 0.2)")
+    ingest.add_argument("--page-timeout", type=float, metavar="SECONDS",
+                        help="skip a crawled page that takes longer (default: 10)")
+    ingest.add_argument("--max-page-bytes", type=int, metavar="BYTES",
+                        help="skip a crawled page that is larger (default: 2000000)")
 
     ask = commands.add_parser("ask", parents=[common, backends], help="ask a question")
     ask.add_argument("question")
@@ -70,6 +88,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ISO_TIME",
         help="follow the project memory as it was then, e.g. 2025-01-31T12:00:00+00:00",
     )
+    ask.add_argument(
+        "--composer",
+        choices=["deterministic", "llm"],
+        help="who writes the answer (default: $APIATLAS_COMPOSER or deterministic); llm uses "
+        "$APIATLAS_CHAT_MODEL (default openai:gpt-4.1-mini, needs apiatlas[openai])",
+    )
 
     serve = commands.add_parser(
         "serve", parents=[common, backends],
@@ -77,6 +101,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     serve.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks one)")
+
+    commands.add_parser(
+        "mcp", parents=[common, backends],
+        help="serve the project's tools and resources to MCP clients over stdio (apiatlas[mcp])",
+    )
 
     graph = commands.add_parser("graph", help="inspect the knowledge graph")
     graph_commands = graph.add_subparsers(dest="graph_command", required=True)
@@ -117,16 +146,33 @@ def _settings(args: argparse.Namespace) -> Settings:
         graph=getattr(args, "graph", None),
         vectors=getattr(args, "vectors", None),
         memory=getattr(args, "memory", None),
+        composer=getattr(args, "composer", None),
     )
 
 
 def _ingest(args: argparse.Namespace, console: Console) -> int:
     from apiatlas.atlas import ApiAtlas
+    from apiatlas.loaders.crawl import CrawlLimits
     from apiatlas.loaders.fetch import FetchPolicy
 
-    if not args.openapi and not args.docs:
-        raise UsageError("nothing to ingest: pass --openapi PATH_OR_URL and/or --docs PATH_OR_URL")
-    policy = FetchPolicy(allow_private=args.allow_private, allowlist=tuple(args.allow_host))
+    if not args.openapi and not args.docs and not args.crawl:
+        raise UsageError(
+            "nothing to ingest: pass --openapi PATH_OR_URL, --docs PATH_OR_URL and/or --crawl URL"
+        )
+    private = args.allow_private or []
+    policy = FetchPolicy(
+        allow_private=_EVERY_HOST in private,
+        private_hosts=tuple(host for host in private if host != _EVERY_HOST),
+        allowlist=tuple(args.allow_host),
+    )
+    given = {
+        "max_pages": args.max_pages,
+        "max_depth": args.max_depth,
+        "delay": args.crawl_delay,
+        "page_timeout": args.page_timeout,
+        "max_page_bytes": args.max_page_bytes,
+    }
+    limits = CrawlLimits(**{name: value for name, value in given.items() if value is not None})
     with Progress(
         TextColumn("{task.description:<16}"),
         BarColumn(),
@@ -149,6 +195,8 @@ def _ingest(args: argparse.Namespace, console: Console) -> int:
             api=args.api,
             fetch_policy=policy,
             progress=on_progress,
+            crawl=args.crawl,
+            crawl_limits=limits,
         )
     table = Table(title=f"Ingested into project '{report.project}'")
     table.add_column("what")
@@ -172,7 +220,8 @@ def _ingest(args: argparse.Namespace, console: Console) -> int:
     if report.warnings:
         console.print(f"[yellow]{len(report.warnings)} warning(s):[/yellow]")
         for warning in report.warnings:
-            console.print(f"  - {warning.source}#{warning.pointer}: {warning.message}", markup=False)
+            where = f"{warning.source}#{warning.pointer}" if warning.pointer else warning.source
+            console.print(f"  - {where}: {warning.message}", markup=False)
     return EXIT_OK
 
 
@@ -215,6 +264,13 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
             pass
         finally:
             server.server_close()
+    return EXIT_OK
+
+
+def _mcp(args: argparse.Namespace, console: Console) -> int:
+    from apiatlas.mcp_server import serve_stdio
+
+    serve_stdio(_settings(args))  # stdout is the protocol's: main's console writes to stderr
     return EXIT_OK
 
 
@@ -297,11 +353,13 @@ def _memory(args: argparse.Namespace, console: Console) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code."""
     args = _parser().parse_args(argv)
-    console = Console(stderr=bool(getattr(args, "json", False)))
+    # JSON output and the MCP protocol own stdout: messages and errors go to stderr.
+    console = Console(stderr=bool(getattr(args, "json", False)) or args.command == "mcp")
     handlers = {
         "ingest": _ingest,
         "ask": _ask,
         "serve": _serve,
+        "mcp": _mcp,
         "graph": _graph_stats,
         "eval": _eval,
         "neo4j": _neo4j,

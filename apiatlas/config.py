@@ -13,8 +13,11 @@ EmbeddingsKind = Literal["local", "openai"]
 GraphBackend = Literal["embedded", "neo4j"]
 VectorBackend = Literal["chroma", "pgvector"]
 MemoryBackend = Literal["sqlite", "postgres"]
+ComposerKind = Literal["deterministic", "llm"]
 
 DEFAULT_PROJECT = "default"
+DEFAULT_CHAT_MODEL = "openai:gpt-4.1-mini"
+DEFAULT_CHAT_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,13 @@ class Settings:
         database_url: PostgreSQL URL (``postgresql://user:pass@host:port/db``) for pgvector.
         memory: Project-memory backend: ``sqlite`` (LangGraph ``SqliteStore`` at
             ``memory_path``) or ``postgres`` (LangGraph ``PostgresStore`` on ``database_url``).
+        composer: Who writes the answer: ``deterministic`` (the default, no model) or ``llm``
+            (a chat model writes it from the same numbered evidence, see
+            :mod:`apiatlas.rag.answer.llm`).
+        chat_model: The chat model when ``composer == "llm"``, as
+            ``langchain.chat_models.init_chat_model`` takes it (``provider:model``).
+        chat_timeout: Seconds the chat model may take per answer before the deterministic
+            answer is given instead.
     """
 
     home: Path = field(default_factory=lambda: Path(".apiatlas"))
@@ -49,6 +59,9 @@ class Settings:
     neo4j_database: str = "neo4j"
     database_url: str | None = field(default=None, repr=False)
     memory: MemoryBackend = "sqlite"
+    composer: ComposerKind = "deterministic"
+    chat_model: str = DEFAULT_CHAT_MODEL
+    chat_timeout: float = DEFAULT_CHAT_TIMEOUT_S
 
     @property
     def graph_path(self) -> Path:
@@ -116,6 +129,9 @@ class Settings:
             "neo4j_database": env.get("NEO4J_DATABASE", cls.neo4j_database),
             "database_url": env.get("DATABASE_URL") or None,
             "memory": memory,
+            "composer": env.get("APIATLAS_COMPOSER", "deterministic"),
+            "chat_model": env.get("APIATLAS_CHAT_MODEL", DEFAULT_CHAT_MODEL),
+            "chat_timeout": _seconds(env.get("APIATLAS_CHAT_TIMEOUT"), DEFAULT_CHAT_TIMEOUT_S),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["vectors"] == "pgvector" and not values["database_url"]:
@@ -130,4 +146,35 @@ class Settings:
             )
         if isinstance(values["home"], str):
             values["home"] = Path(values["home"])
+        _check_composer(values)
         return cls(**values)  # type: ignore[arg-type]
+
+
+def _seconds(text: str | None, default: float) -> float:
+    """``APIATLAS_CHAT_TIMEOUT`` as a positive number of seconds."""
+    if text is None:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:  # also rejects NaN
+        raise ConfigError(
+            f"APIATLAS_CHAT_TIMEOUT={text!r} is not supported: use a positive number of seconds."
+        )
+    return value
+
+
+def _check_composer(values: dict[str, object]) -> None:
+    """The composer settings, from the environment or overrides (``--composer``)."""
+    composer = values["composer"]
+    if composer not in ("deterministic", "llm"):
+        raise ConfigError(
+            f"APIATLAS_COMPOSER={composer!r} is not supported: use 'deterministic' or 'llm'."
+        )
+    model = values["chat_model"]
+    if not isinstance(model, str) or not model.strip() or any(c.isspace() for c in model):
+        raise ConfigError(
+            f"APIATLAS_CHAT_MODEL={model!r} is not a chat model name: use provider:model, "
+            f"e.g. {DEFAULT_CHAT_MODEL!r}."
+        )

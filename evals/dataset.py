@@ -20,8 +20,12 @@ from apiatlas.graph.signatures import normalise_endpoint
 from apiatlas.rag.memory.model import MemoryKind, parse_ref
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+"""A dataset name (a file name in its split's folder, never a path)."""
 SPLITS = ("dev", "test")
 """Dev datasets are for developing and calibrating; test datasets only report."""
+DATASETS_DIR = Path(__file__).resolve().parent / "datasets"
+"""The curated datasets, ``<split>/<name>.yaml``; a source checkout has them, a wheel does not."""
 
 
 class Sources(BaseModel):
@@ -191,6 +195,27 @@ def load_dataset(path: str | Path) -> Dataset:
         docs=[_resolve(path, s) for s in dataset.sources.docs],
     )
     return dataset
+
+
+def shipped_dataset(name: str, split: str = "dev") -> Path:
+    """The file of a curated dataset: ``shipped_dataset("sample")`` is
+    ``evals/datasets/dev/sample.yaml``, wherever the process runs from.
+
+    Raises:
+        UsageError: ``split`` is neither ``dev`` nor ``test``, or the split has no dataset
+            ``name`` (the message lists those it has).
+    """
+    if split not in SPLITS:
+        raise UsageError(f"no dataset split {split!r}: use one of {', '.join(SPLITS)}")
+    path = DATASETS_DIR / split / f"{name}.yaml"
+    if not _NAME.match(name) or not path.is_file():
+        present = sorted(p.stem for p in (DATASETS_DIR / split).glob("*.yaml"))
+        raise UsageError(
+            f"no {split} dataset {name!r} in {DATASETS_DIR / split}: "
+            + (f"choose one of {', '.join(present)}" if present else "the curated datasets ship "
+               "with a source checkout of apiatlas, not with an installed wheel")
+        )
+    return path
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from matplotlib.figure import Figure
 from pydantic import BaseModel, Field
 
+from apiatlas.extras import require
 from apiatlas.evals.metrics import (
     METRIC_KEYS,
     RECALL_KS,
@@ -101,12 +102,28 @@ def format_metric(value: float | int | None) -> str:
     return f"{value:.2f}" if value <= 1.0 else f"{value:.1f}"
 
 
-def table_rows(report: EvalReport, dataset: str) -> list[list[str]]:
-    """One row per strategy: its name, then every metric in :data:`METRIC_KEYS` order."""
+def table_rows(
+    report: EvalReport, dataset: str, keys: Sequence[str] = METRIC_KEYS
+) -> list[list[str]]:
+    """One row per strategy: its name, then its metrics in ``keys`` order (every one by default)."""
     return [
-        [strategy, *(format_metric(metrics.get(key)) for key in METRIC_KEYS)]
+        [strategy, *(format_metric(metrics.get(key)) for key in keys)]
         for strategy, metrics in report.results.get(dataset, {}).items()
     ]
+
+
+def metrics_table(report: EvalReport, dataset: str, keys: Sequence[str] = METRIC_KEYS) -> str:
+    """One dataset's Markdown table: a row per strategy, a column per metric of ``keys``.
+
+    Example:
+        >>> metrics_table(report, "sample", ["top1", "recall@5", "latency_ms_p50"])
+    """
+    lines = [
+        "| strategy | " + " | ".join(keys) + " |",
+        "| --- | " + " | ".join("---:" for _ in keys) + " |",
+        *("| " + " | ".join(row) + " |" for row in table_rows(report, dataset, keys)),
+    ]
+    return "\n".join(lines)
 
 
 def markdown(report: EvalReport) -> str:
@@ -136,10 +153,8 @@ def markdown(report: EvalReport) -> str:
             + (f" {info.memories} project memories, {info.memory_cases} memory cases."
                if info.memories or info.memory_cases else ""),
             "",
-            "| strategy | " + " | ".join(METRIC_KEYS) + " |",
-            "| --- | " + " | ".join("---:" for _ in METRIC_KEYS) + " |",
+            *metrics_table(report, name).splitlines(),
         ]
-        lines += ["| " + " | ".join(row) + " |" for row in table_rows(report, name)]
         failing = [
             r for r in report.records
             if r.dataset == name and r.strategy == "agent" and not case_ok(r)
@@ -181,6 +196,7 @@ def plot(report: EvalReport, path: Path) -> None:
     """``report.png``: recall@k per strategy for each dataset, and latency per strategy."""
     names = list(report.results)
     strategies = list(dict.fromkeys(s for per in report.results.values() for s in per))
+    Figure = require("matplotlib.figure", purpose="the eval report's plot").Figure  # noqa: N806
     figure = Figure(figsize=(max(6.0, 4.5 * len(names)), 8.0), layout="constrained")
     grid = figure.add_gridspec(2, max(1, len(names)))
     width = 0.8 / max(1, len(strategies))

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from apiatlas.errors import LoaderError
-from apiatlas.loaders.fetch import FetchPolicy, fetch_text
+from apiatlas.loaders.fetch import Fetched, FetchPolicy, fetch_text
 from apiatlas.loaders.html import html_to_text
 from apiatlas.loaders.models import DocPage, DocSection
 from apiatlas.loaders.scrubbing import scrub_pages
@@ -42,6 +42,7 @@ _HTML_TAG = re.compile(
 _SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b.*?</\1\s*>", re.I | re.S)
 _COMMENT = re.compile(r"<!--.*?-->|\{/\*.*?\*/\}", re.S)
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
+_SITEMAP_ROOT = re.compile(r"<(?:\w+:)?(?:urlset|sitemapindex)\b")
 
 
 def load_docs(
@@ -158,23 +159,47 @@ def _load_file(path: Path) -> DocPage:
 
 def _load_url(url: str, policy: FetchPolicy, *, depth: int) -> list[DocPage]:
     fetched = fetch_text(url, policy)
-    path = urlsplit(fetched.url).path
+    if is_sitemap(fetched):
+        return _load_sitemap(fetched.url, fetched.text, policy, depth=depth)
+    return [parse_fetched(fetched)]
+
+
+def is_markdown(fetched: Fetched) -> bool:
+    """Whether a fetched page is Markdown (by media type or ``.md``-like path), not HTML."""
+    markdown_type = fetched.content_type in ("text/markdown", "text/x-markdown", "text/plain")
+    return markdown_type or urlsplit(fetched.url).path.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+def parse_fetched(fetched: Fetched, *, source: str | None = None) -> DocPage:
+    """Split a fetched Markdown or HTML page into sections.
+
+    Args:
+        fetched: The page as :func:`fetch_text` returned it.
+        source: The URL to record on the page and its sections (``fetched.url`` by default).
+    """
+    source = source or fetched.url
+    path = urlsplit(source).path
+    default_title = PurePosixPath(path).stem or urlsplit(source).hostname or source
+    if is_markdown(fetched):
+        return parse_markdown(fetched.text, source=source, default_title=default_title)
+    return parse_html(fetched.text, source=source, default_title=default_title)
+
+
+def is_sitemap(fetched: Fetched) -> bool:
+    """Whether a fetched document is an XML sitemap or sitemap index."""
     stripped = fetched.text.lstrip()
     is_xml = "xml" in fetched.content_type or stripped.startswith("<?xml")
-    if path.lower().endswith("sitemap.xml") or (is_xml and _is_sitemap(stripped)):
-        return _load_sitemap(fetched.url, fetched.text, policy, depth=depth)
-    default_title = PurePosixPath(path).stem or urlsplit(fetched.url).hostname or fetched.url
-    markdown_type = fetched.content_type in ("text/markdown", "text/x-markdown", "text/plain")
-    if markdown_type or path.lower().endswith(MARKDOWN_SUFFIXES):
-        return [parse_markdown(fetched.text, source=fetched.url, default_title=default_title)]
-    return [parse_html(fetched.text, source=fetched.url, default_title=default_title)]
+    if urlsplit(fetched.url).path.lower().endswith("sitemap.xml"):
+        return True
+    return is_xml and _SITEMAP_ROOT.search(stripped[:2000]) is not None
 
 
-def _is_sitemap(text: str) -> bool:
-    return re.search(r"<(?:\w+:)?(?:urlset|sitemapindex)\b", text[:2000]) is not None
+def sitemap_locations(url: str, text: str) -> list[str]:
+    """The ``<loc>`` URLs of a sitemap or sitemap index, in order, without repeats.
 
-
-def _load_sitemap(url: str, text: str, policy: FetchPolicy, *, depth: int) -> list[DocPage]:
+    Raises:
+        LoaderError: The sitemap declares a DOCTYPE or entities, or is not valid XML.
+    """
     # Entity declarations are how XML bombs work; a sitemap never needs them.
     if "<!DOCTYPE" in text or "<!ENTITY" in text:
         raise LoaderError("sitemaps with a DOCTYPE or entities are not accepted", source=url)
@@ -185,10 +210,15 @@ def _load_sitemap(url: str, text: str, policy: FetchPolicy, *, depth: int) -> li
             f"the sitemap is not valid XML ({e}): check the URL", source=url, line=e.position[0]
         ) from e
     locs = [el.text.strip() for el in root.iter() if el.tag.endswith("loc") and el.text]
+    return list(dict.fromkeys(locs))
+
+
+def _load_sitemap(url: str, text: str, policy: FetchPolicy, *, depth: int) -> list[DocPage]:
+    locs = sitemap_locations(url, text)
     if depth >= _MAX_SITEMAP_DEPTH:
         raise LoaderError("sitemaps are nested too deeply (or list each other)", source=url)
     pages: list[DocPage] = []
-    for loc in dict.fromkeys(locs):
+    for loc in locs:
         pages.extend(_load_url(loc, policy, depth=depth + 1))
     if not pages:
         raise LoaderError("the sitemap lists no pages", source=url)

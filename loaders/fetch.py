@@ -5,10 +5,16 @@ and every address the host resolves to must be public unless the policy allows p
 check runs before the first request, again on every redirect, and once more inside the socket
 layer, where the connection goes to the very address that was vetted (so a DNS answer that
 changes between check and connect cannot smuggle in a private address).
+
+Private addresses can be allowed for every host (``allow_private``) or for named hosts only
+(``private_hosts``, e.g. a test server on ``127.0.0.1``): a redirect or a DNS answer that leads
+anywhere else non-public is still refused, and link-local and cloud metadata addresses
+(``169.254.169.254``, ``fd00:ec2::254`` ...) are never allowed through a named host.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import http.client
 import ipaddress
@@ -28,7 +34,20 @@ import certifi
 
 from apiatlas.errors import FetchError
 
-_PRIVATE_HINT = "pass allow_private=True / --allow-private if you really mean a local server"
+_PRIVATE_HINT = (
+    "pass private_hosts=(HOST,) / --allow-private HOST (that host only) or allow_private=True / "
+    "--allow-private (every host) if you really mean a local server"
+)
+_METADATA_ADDRESSES = frozenset(
+    ipaddress.ip_address(a)
+    for a in (
+        "169.254.169.254",  # AWS, GCP, Azure, OpenStack, DigitalOcean instance metadata
+        "169.254.170.2",  # AWS ECS task metadata and credentials
+        "fd00:ec2::254",  # AWS instance metadata over IPv6
+        "100.100.100.200",  # Alibaba Cloud instance metadata
+    )
+)
+_READ_CHUNK = 65_536
 _ROBOTS_TTL = 3600.0
 _ROBOTS_MAX_BYTES = 512_000
 _ROBOTS_CACHE_SIZE = 256
@@ -40,13 +59,20 @@ class FetchPolicy:
     """What :func:`fetch_text` may fetch.
 
     Attributes:
-        allow_private: Allow loopback, private, link-local and reserved addresses.
+        allow_private: Allow loopback, private, link-local and reserved addresses for every host.
         allowlist: Host names (``docs.example.com``) or suffixes (``.example.com``, which also
             matches ``example.com``). Empty means any public host.
         respect_robots: Fetch and obey the host's robots.txt.
         timeout: Seconds for each connection and read.
         max_bytes: Largest body accepted.
         user_agent: Sent with every request and matched against robots.txt rules.
+        private_hosts: Hosts (names, IP literals or ``.suffix`` entries, as in ``allowlist``)
+            that may resolve to loopback and private addresses while ``allow_private`` is off.
+            Link-local and cloud metadata addresses stay refused for them, and every other host
+            (a redirect target included) is vetted as usual.
+        max_seconds: Longest one fetch may take, body included; checked between reads, so a
+            fetch ends at most one ``timeout`` later (``None``: only ``timeout`` bounds each
+            connection and read, and a server trickling bytes is never cut off).
     """
 
     allow_private: bool = False
@@ -55,6 +81,8 @@ class FetchPolicy:
     timeout: float = 10.0
     max_bytes: int = 10_000_000
     user_agent: str = "apiatlas/0.1"
+    private_hosts: tuple[str, ...] = ()
+    max_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -88,14 +116,16 @@ def fetch_text(url: str, policy: FetchPolicy | None = None) -> Fetched:
     """
     policy = policy or FetchPolicy()
     check_url(url, policy)
-    _check_robots(url, policy)
+    check_robots(url, policy)
     opener = _opener(policy)
     request = urllib.request.Request(url, headers={"User-Agent": policy.user_agent})
+    timeout = min(policy.timeout, policy.max_seconds or policy.timeout)
+    deadline = None if policy.max_seconds is None else time.monotonic() + policy.max_seconds
     try:
-        with opener.open(request, timeout=policy.timeout) as response:
+        with opener.open(request, timeout=timeout) as response:
             final_url = response.geturl()
             headers: Message = response.headers
-            body = _read_limited(response, headers, final_url, policy.max_bytes)
+            body = _read_limited(response, headers, final_url, policy.max_bytes, deadline)
     except FetchError:
         raise
     except urllib.error.HTTPError as e:
@@ -106,10 +136,14 @@ def fetch_text(url: str, policy: FetchPolicy | None = None) -> Fetched:
     except urllib.error.URLError as e:
         if isinstance(e.reason, FetchError):
             raise e.reason from e
+        if isinstance(e.reason, TimeoutError):
+            raise _too_slow(url, timeout) from e
         raise FetchError(
             f"could not connect ({e.reason}): check the URL and that the host is reachable",
             source=url,
         ) from e
+    except TimeoutError as e:
+        raise _too_slow(url, timeout) from e
     except (OSError, http.client.HTTPException) as e:
         raise FetchError(
             f"the request failed ({e}): check the URL and that the host is reachable",
@@ -117,6 +151,14 @@ def fetch_text(url: str, policy: FetchPolicy | None = None) -> Fetched:
         ) from e
     text = _decode(body, headers, final_url)
     return Fetched(url=final_url, text=text, content_type=_media_type(headers))
+
+
+def _too_slow(url: str, seconds: float) -> FetchError:
+    return FetchError(
+        f"no complete answer within {seconds:g} s: the server is too slow; try again later or "
+        "raise the time limit",
+        source=url,
+    )
 
 
 def check_url(url: str, policy: FetchPolicy) -> None:
@@ -135,7 +177,7 @@ def check_url(url: str, policy: FetchPolicy) -> None:
     host = (parts.hostname or "").rstrip(".").lower()
     if not host:
         raise FetchError("the URL has no host name: give a full http(s) URL", source=url)
-    if policy.allowlist and not _allowlisted(host, policy.allowlist):
+    if policy.allowlist and not host_matches(host, policy.allowlist):
         raise FetchError(
             f"host {host!r} is not in the allowlist {list(policy.allowlist)}: add it to allow it",
             source=url,
@@ -147,18 +189,29 @@ def check_url(url: str, policy: FetchPolicy) -> None:
     _vetted_addresses(host, port, policy, url)
 
 
-def _allowlisted(host: str, allowlist: tuple[str, ...]) -> bool:
-    for entry in allowlist:
+def host_matches(host: str, entries: tuple[str, ...]) -> bool:
+    """Whether ``host`` is one of ``entries``: names, or ``.suffix`` entries that also match
+    the bare domain (``.example.com`` matches ``example.com`` and ``docs.example.com``)."""
+    host = host.rstrip(".").lower()
+    for entry in entries:
         entry = entry.strip().rstrip(".").lower()
         if host == entry.lstrip(".") or (entry.startswith(".") and host.endswith(entry)):
             return True
     return False
 
 
-def _is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _unmapped(ip: IPAddress) -> IPAddress:
     # An IPv4-mapped IPv6 address (::ffff:127.0.0.1) reaches the IPv4 host, so judge that host.
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return _is_public(ip.ipv4_mapped)
+        return ip.ipv4_mapped
+    return ip
+
+
+def _is_public(ip: IPAddress) -> bool:
+    ip = _unmapped(ip)
     return not (
         ip.is_loopback
         or ip.is_private
@@ -183,14 +236,28 @@ def _vetted_addresses(
     if not infos:
         raise FetchError(f"host {host!r} has no addresses: check the URL", source=url)
     if not policy.allow_private:
+        named = host_matches(host, policy.private_hosts)
         for info in infos:
             ip = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-            if not _is_public(ip):
-                raise FetchError(
-                    f"refused: host {host!r} resolves to non-public address {ip}; {_PRIVATE_HINT}",
-                    source=url,
-                )
+            refusal = _refusal(host, _unmapped(ip), named)
+            if refusal:
+                raise FetchError(refusal, source=url)
     return infos
+
+
+def _refusal(host: str, ip: IPAddress, named: bool) -> str | None:
+    """Why ``host`` may not be reached at ``ip`` (``named``: it is one of the private hosts)."""
+    if _is_public(ip):
+        return None
+    if not named:
+        return f"refused: host {host!r} resolves to non-public address {ip}; {_PRIVATE_HINT}"
+    if ip.is_link_local or ip in _METADATA_ADDRESSES:
+        return (
+            f"refused: host {host!r} resolves to link-local or cloud metadata address {ip}, "
+            "which a single allowed host never reaches; pass allow_private=True / "
+            "--allow-private only if you really mean to fetch it"
+        )
+    return None
 
 
 def _safe_create_connection(
@@ -263,7 +330,7 @@ class _SafeRedirectHandler(urllib.request.HTTPRedirectHandler):
     ) -> urllib.request.Request | None:
         try:
             check_url(newurl, self._policy)
-            _check_robots(newurl, self._policy)
+            check_robots(newurl, self._policy)
         except FetchError as e:
             raise FetchError(
                 f"redirect from {req.full_url} refused: {e}", source=newurl
@@ -282,20 +349,37 @@ def _opener(policy: FetchPolicy) -> urllib.request.OpenerDirector:
     )
 
 
-def _read_limited(response: IO[bytes], headers: Message, url: str, max_bytes: int) -> bytes:
+def _read_limited(
+    response: IO[bytes], headers: Message, url: str, max_bytes: int, deadline: float | None
+) -> bytes:
     declared = headers.get("Content-Length")
     if declared and declared.isdigit() and int(declared) > max_bytes:
         raise FetchError(
             f"the document is {declared} bytes, over the limit of {max_bytes}: raise max_bytes",
             source=url,
         )
-    body = response.read(max_bytes + 1)
-    if len(body) > max_bytes:
+    # read1 returns what has arrived, so the deadline is checked while a slow body trickles in.
+    read = getattr(response, "read1", response.read)
+    chunks: list[bytes] = []
+    size = 0
+    while size <= max_bytes:
+        if deadline is not None and time.monotonic() > deadline:
+            raise FetchError(
+                "the body did not arrive within the time limit: the server is too slow; try "
+                "again later or raise the time limit",
+                source=url,
+            )
+        chunk = read(min(_READ_CHUNK, max_bytes + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > max_bytes:
         raise FetchError(
             f"the document is over the limit of {max_bytes} bytes: raise max_bytes",
             source=url,
         )
-    return body
+    return b"".join(chunks)
 
 
 def _media_type(headers: Message) -> str:
@@ -324,7 +408,8 @@ def _decode(body: bytes, headers: Message, url: str) -> str:
 
 
 _robots_lock = threading.Lock()
-_robots_cache: dict[tuple[str, str, bool], tuple[float, urllib.robotparser.RobotFileParser]] = {}
+_RobotsKey = tuple[str, str, bool, tuple[str, ...]]
+_robots_cache: dict[_RobotsKey, tuple[float, urllib.robotparser.RobotFileParser]] = {}
 
 
 def clear_robots_cache() -> None:
@@ -333,7 +418,14 @@ def clear_robots_cache() -> None:
         _robots_cache.clear()
 
 
-def _check_robots(url: str, policy: FetchPolicy) -> None:
+def check_robots(url: str, policy: FetchPolicy) -> None:
+    """Refuse a URL the host's robots.txt disallows for ``policy.user_agent``.
+
+    Does nothing when ``policy.respect_robots`` is off. robots.txt is cached per host.
+
+    Raises:
+        FetchError: robots.txt disallows the URL, or cannot be read (other than a 4xx).
+    """
     if not policy.respect_robots:
         return
     parser = _robots_for(url, policy)
@@ -347,7 +439,7 @@ def _check_robots(url: str, policy: FetchPolicy) -> None:
 
 def _robots_for(url: str, policy: FetchPolicy) -> urllib.robotparser.RobotFileParser:
     parts = urlsplit(url)
-    key = (parts.scheme, parts.netloc.lower(), policy.allow_private)
+    key = (parts.scheme, parts.netloc.lower(), policy.allow_private, policy.private_hosts)
     now = time.monotonic()
     with _robots_lock:
         cached = _robots_cache.get(key)
@@ -355,13 +447,8 @@ def _robots_for(url: str, policy: FetchPolicy) -> urllib.robotparser.RobotFilePa
             return cached[1]
     robots_url = urlunsplit((parts.scheme, parts.netloc, "/robots.txt", "", ""))
     parser = urllib.robotparser.RobotFileParser(robots_url)
-    robots_policy = FetchPolicy(
-        allow_private=policy.allow_private,
-        allowlist=policy.allowlist,
-        respect_robots=False,
-        timeout=policy.timeout,
-        max_bytes=_ROBOTS_MAX_BYTES,
-        user_agent=policy.user_agent,
+    robots_policy = dataclasses.replace(
+        policy, respect_robots=False, max_bytes=_ROBOTS_MAX_BYTES
     )
     try:
         parser.parse(fetch_text(robots_url, robots_policy).text.splitlines())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from apiatlas.config import DEFAULT_PROJECT
@@ -13,15 +13,26 @@ class AgentContext:
     """Where and how widely one question is answered.
 
     Attributes:
-        project: The project whose APIs and guides are searched.
+        project: The project whose APIs and guides are searched (``None``: the agent's own,
+            see :func:`resolve_context`).
         api: Restrict the answer to one API of the project (``None``: all of them).
         k: Maximum number of endpoints (and guide passages) to retrieve.
         agent_type: Also consult the project memories shared by every agent of this type.
         at: Answer with the project memory as it was at this moment (``None``: now).
     """
 
-    project: str = DEFAULT_PROJECT
+    project: str | None = None
     api: str | None = None
     k: int = 5
     agent_type: str | None = None
     at: datetime | None = None
+
+
+def resolve_context(context: AgentContext | None, default: AgentContext) -> AgentContext:
+    """The context a run answers with: ``context`` with what it leaves open taken from the
+    agent's ``default`` (a LangGraph server builds an empty context when a run passes none)."""
+    if context is None:
+        return default
+    if context.project is None:
+        return replace(context, project=default.project or DEFAULT_PROJECT)
+    return context

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Protocol
 
 from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import LanguageModelLike
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, StateGraph
@@ -31,6 +32,7 @@ from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.agent.context import AgentContext
 from apiatlas.rag.agent.nodes import GraphRagNodes
 from apiatlas.rag.agent.state import AgentState, InputState, OutputState
+from apiatlas.rag.answer.llm import DEFAULT_TIMEOUT_S
 from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.rag.ranking.pipeline import FieldIndexCache
 from apiatlas.rag.memory.agent import route_after_memory
@@ -130,6 +132,9 @@ def build_agent(
     checkpointer: Any = None,
     memory: BaseStore | None = None,
     field_indexes: FieldIndexCache | None = None,
+    default_context: AgentContext | None = None,
+    chat_model: LanguageModelLike | None = None,
+    chat_timeout: float = DEFAULT_TIMEOUT_S,
 ) -> CompiledStateGraph:
     """Compile the agent over a knowledge-graph store and a vector retriever.
 
@@ -144,8 +149,18 @@ def build_agent(
             ``runtime.store``. Without one, the route notes ``memory: none``.
         field_indexes: The per-project field indexes the ranker reads (an ingest writes them
             ahead, see :class:`~apiatlas.rag.ranking.pipeline.FieldIndexCache`).
+        default_context: The context of a run invoked without one (project, ``k``...).
+        chat_model: A LangChain chat model that writes the answer's text (the LLM composer, see
+            :mod:`apiatlas.rag.answer.llm`); by default the deterministic composer writes it.
+            Any chat model works, fakes included: it is asked for JSON, not for tool calls.
+        chat_timeout: Seconds to wait for ``chat_model``; then the deterministic answer is
+            given and the route says why.
     """
-    nodes = GraphRagNodes(store, vector_retriever, embeddings, field_indexes=field_indexes)
+    nodes = GraphRagNodes(
+        store, vector_retriever, embeddings,
+        field_indexes=field_indexes, default_context=default_context,
+        chat_model=chat_model, chat_timeout=chat_timeout,
+    )  # fmt: skip
     return build_state_graph(nodes).compile(
         checkpointer=checkpointer, store=memory, name="apiatlas"
     )

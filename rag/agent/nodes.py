@@ -10,6 +10,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import LanguageModelLike
 from langchain_core.retrievers import BaseRetriever
 from langgraph.runtime import Runtime
 
@@ -17,7 +18,11 @@ from apiatlas.errors import StoreError
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.answer.composer import compose_answer, relevant_passages
-from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.answer.evidence import gather_evidence
+from apiatlas.rag.answer.llm import DEFAULT_TIMEOUT_S, compose_with_llm
+from apiatlas.rag.answer.result import AnswerResult
+from apiatlas.config import DEFAULT_PROJECT
+from apiatlas.rag.agent.context import AgentContext, resolve_context
 from apiatlas.rag.retrieval.fusion import DENSE_UNAVAILABLE_KEY, HybridRetriever
 from apiatlas.rag.retrieval.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
@@ -32,6 +37,7 @@ from apiatlas.rag.ranking.pipeline import (
     FieldIndexCache,
 )
 from apiatlas.rag.memory.agent import MEMORY_UNAVAILABLE_NOTE, MemoryStep
+from apiatlas.rag.memory.precedence import TeamMemory
 from apiatlas.rag.agent.state import AgentState
 from apiatlas.rag.retrieval.dense import load_card_vectors
 
@@ -56,6 +62,12 @@ class GraphRagNodes:
             store of ``vector_retriever`` when it is a :class:`HybridRetriever`.
         field_indexes: The per-project field indexes (shared with the ingest that writes them,
             see :class:`~apiatlas.rag.ranking.pipeline.FieldIndexCache`); in memory by default.
+        default_context: The context of a run that passes none (e.g. over ``langgraph dev``,
+            or as a subgraph): the atlas's project.
+        chat_model: A LangChain chat model that writes the answer's text from the deterministic
+            answer's evidence (:mod:`apiatlas.rag.answer.llm`); ``None``: the deterministic
+            composer writes it.
+        chat_timeout: Seconds to wait for ``chat_model`` before answering deterministically.
     """
 
     def __init__(
@@ -66,15 +78,21 @@ class GraphRagNodes:
         model: RankerModel | None = None,
         cards: CardVectors | None = None,
         field_indexes: FieldIndexCache | None = None,
+        default_context: AgentContext | None = None,
+        chat_model: LanguageModelLike | None = None,
+        chat_timeout: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         self.store = store
+        self.chat_model = chat_model
+        self.chat_timeout = chat_timeout
+        self.default_context = default_context or AgentContext(project=DEFAULT_PROJECT)
         self.vectors = vector_retriever
         self.graph = KnowledgeGraphRetriever(
             store=store,
             embeddings=embeddings,
             derived_dir=field_indexes.folder if field_indexes is not None else None,
         )
-        self.memory_step = MemoryStep(store)
+        self.memory_step = MemoryStep(store, self.default_context)
         if cards is None and isinstance(vector_retriever, HybridRetriever):
             cards = partial(load_card_vectors, vector_retriever.vector_store)
         self.fields = field_indexes or FieldIndexCache(embeddings, cards)
@@ -86,7 +104,7 @@ class GraphRagNodes:
 
     def analyse(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         """Parse the question into an intent, correcting typos against the project's words."""
-        ctx = runtime.context or AgentContext()
+        ctx = resolve_context(runtime.context, self.default_context)
         try:
             intent = self.graph.analyse(state["question"], project=ctx.project, api=ctx.api)
         except StoreError:
@@ -98,7 +116,7 @@ class GraphRagNodes:
         self, state: AgentState, runtime: Runtime[AgentContext]
     ) -> dict[str, Any]:
         """Look the question up in the graph and load details of what it found."""
-        ctx = runtime.context or AgentContext()
+        ctx = resolve_context(runtime.context, self.default_context)
         try:
             lookup = self.graph.lookup(
                 state["question"],
@@ -130,7 +148,7 @@ class GraphRagNodes:
         are primary, the rest of the top ``k`` related, unless the answer model says the
         question asks for something the API does not have (then nothing is presented).
         """
-        ctx = runtime.context or AgentContext()
+        ctx = resolve_context(runtime.context, self.default_context)
         try:
             hits = self.vectors.invoke(
                 state["question"], project=ctx.project, api=ctx.api, k=max(ctx.k, VECTOR_HITS)
@@ -145,7 +163,7 @@ class GraphRagNodes:
         """Async :meth:`vector_fallback`: the search and the graph reads of every endpoint it
         may present run concurrently (native async reads on Neo4j), then the same fusion runs.
         """
-        ctx = runtime.context or AgentContext()
+        ctx = resolve_context(runtime.context, self.default_context)
         try:
             hits = await self.vectors.ainvoke(
                 state["question"], project=ctx.project, api=ctx.api, k=max(ctx.k, VECTOR_HITS)
@@ -159,7 +177,9 @@ class GraphRagNodes:
             keys = list(dict.fromkeys(keys))
             found = await asyncio.gather(*(self.store.aget_endpoint(ctx.project, k) for k in keys))
             known = dict(zip(keys, found))
-        return _noting_outage(hits, self._fuse_hits(state, ctx, hits, known))
+        # The ranking reads the embedded stores synchronously: off the event loop.
+        fused = await asyncio.to_thread(self._fuse_hits, state, ctx, hits, known)
+        return _noting_outage(hits, fused)
 
     def _fuse_hits(
         self,
@@ -258,9 +278,13 @@ class GraphRagNodes:
         return details
 
     def compose(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        """Write the cited answer, led by the project memories relevant to it."""
+        """Write the cited answer, led by the project memories relevant to it.
+
+        With a chat model, the model writes the text from the deterministic answer's evidence
+        and the route notes which composer wrote it (see :mod:`apiatlas.rag.answer.llm`).
+        """
         if state.get("memory_answer"):
-            return {"result": self.memory_step.answer_alone(state, runtime)}
+            return self._written(state, self.memory_step.answer_alone(state, runtime))
         lookup, details, related, team = self.memory_step.review(state, runtime)
         result = compose_answer(
             state["question"],
@@ -270,6 +294,8 @@ class GraphRagNodes:
             related=related,
             team=team,
         )
+        update = self._written(state, result, lookup, details, team)
+        result = update["result"]
         if state.get("degraded"):
             note = (
                 f"> **Note:** the knowledge graph is unavailable ({state['degraded']}), so this "
@@ -280,7 +306,26 @@ class GraphRagNodes:
         if state.get("memory_unavailable"):
             note = MEMORY_UNAVAILABLE_NOTE.format(reason=state["memory_unavailable"])
             result = result.model_copy(update={"answer": note + result.answer})
-        return {"result": result}
+        return {**update, "result": result}
+
+    def _written(
+        self,
+        state: AgentState,
+        result: AnswerResult,
+        lookup: GraphLookup | None = None,
+        details: Mapping[str, EndpointDetail] | None = None,
+        team: TeamMemory | None = None,
+    ) -> dict[str, Any]:
+        """``result``, or the chat model's text over it with a route note on who wrote it."""
+        if self.chat_model is None:
+            return {"result": result}
+        evidence = gather_evidence(
+            result, lookup=lookup, details=details, documents=state.get("documents", []), team=team
+        )
+        written = compose_with_llm(
+            state["question"], result, evidence, self.chat_model, timeout=self.chat_timeout
+        )
+        return {"result": written.result, "route": [written.route]}
 
     def _described(self, ctx: AgentContext, passages: list[Document]) -> list[EndpointRef]:
         """Endpoints linked (DESCRIBES) from the sections the passages come from."""

@@ -19,7 +19,8 @@ from langgraph.runtime import Runtime
 from apiatlas.errors import StoreError
 from apiatlas.graph.model import EndpointDetail, EndpointRef
 from apiatlas.graph.store import KnowledgeGraphStore
-from apiatlas.rag.agent.context import AgentContext
+from apiatlas.config import DEFAULT_PROJECT
+from apiatlas.rag.agent.context import AgentContext, resolve_context
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.memory.answer import memory_answer
 from apiatlas.rag.memory.links import LinkedMemory
@@ -55,10 +56,14 @@ class MemoryStep:
 
     Args:
         graph: The knowledge-graph store (resolves refs, holds the memory links).
+        default_context: The context of a run that passes none.
     """
 
-    def __init__(self, graph: KnowledgeGraphStore) -> None:
+    def __init__(
+        self, graph: KnowledgeGraphStore, default_context: AgentContext | None = None
+    ) -> None:
         self.graph = graph
+        self.default_context = default_context or AgentContext(project=DEFAULT_PROJECT)
 
     def recall(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         """The memory node: the memories relevant to the question, and whether one answers alone.
@@ -66,7 +71,7 @@ class MemoryStep:
         A memory store that fails must not take the agent down: the question is answered from
         the docs, with ``degraded: memory unavailable`` in the route and a note in the answer.
         """
-        ctx = runtime.context or AgentContext()
+        ctx = resolve_context(runtime.context, self.default_context)
         if runtime.store is None:
             return {"memories": [], "memory_answer": "", "route": [NO_MEMORY]}
         memory = ProjectMemory(runtime.store, ctx.project, agent_type=ctx.agent_type)
@@ -85,7 +90,7 @@ class MemoryStep:
 
     def answer_alone(self, state: AgentState, runtime: Runtime[AgentContext]) -> AnswerResult:
         """The answer from the team procedure the memory node chose, endpoints verified."""
-        ctx = runtime.context or AgentContext()
+        ctx = resolve_context(runtime.context, self.default_context)
         hit = next(h for h in state["memories"] if h.memory.id == state["memory_answer"])
         named = named_endpoints(hit.memory)
         view = self._view(ctx, hit, named)
@@ -102,7 +107,7 @@ class MemoryStep:
             to lead the answer (``None`` when no memory is relevant: the answer is exactly the
             docs' answer).
         """
-        ctx = runtime.context or AgentContext()
+        ctx = resolve_context(runtime.context, self.default_context)
         confident = {e.key for e in state["lookup"].primary}
         # Memory judges everything the answer shows, the ranker's related endpoints included:
         # a team decision about a related endpoint may bring it to the front.

@@ -23,20 +23,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pysqlite3.dbapi2 as sqlite  # type: ignore[import-untyped]
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
-from langgraph.store.postgres import PostgresStore
 from langgraph.store.sqlite import SqliteStore
-from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool, PoolTimeout
 
 from apiatlas.config import Settings
 from apiatlas.errors import ConfigError, StoreError
-from apiatlas.rag.retrieval import pg_queries as q
 from apiatlas.rag.memory.store import INDEX_FIELD
-from apiatlas.rag.retrieval.pgvector import libpq_conninfo, normalise_url
 
 # Concurrent writers (the CLI while an app runs) wait instead of failing with "database is
 # locked"; WAL lets readers proceed while one process writes.
@@ -46,9 +40,6 @@ SQLITE_VECTOR_BYTES = "SELECT length(embedding) FROM store_vectors LIMIT 1"
 SQLITE_HAS_VECTORS = (
     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_vectors'"
 )
-PG_VECTOR_TABLE = "store_vectors"
-PG_POOL_MAX = 4
-CONNECT_TIMEOUT_S = 10
 
 
 def open_memory_store(
@@ -79,7 +70,10 @@ def open_memory_store(
                 "the postgres memory backend needs a PostgreSQL URL: set DATABASE_URL "
                 "(postgresql://user:password@host:5432/db), or use memory='sqlite'."
             )
-        return _open_postgres(settings.database_url, index)
+        # The Postgres half comes with the `postgres` extra, imported only when chosen.
+        from apiatlas.rag.memory.postgres import open_postgres_memory
+
+        return open_postgres_memory(settings.database_url, index)
     return _open_sqlite(settings.memory_path, index)
 
 
@@ -90,8 +84,10 @@ def close_memory_store(store: BaseStore) -> None:
     """
     if isinstance(store, SqliteStore):
         store.conn.close()
-    elif isinstance(store, PostgresStore) and isinstance(store.conn, ConnectionPool):
-        store.conn.close()
+    elif type(store).__name__ == "PostgresStore":
+        from apiatlas.rag.memory.postgres import close_postgres_memory
+
+        close_postgres_memory(store)
 
 
 def _open_sqlite(path: Path, index: dict[str, Any]) -> SqliteStore:
@@ -134,58 +130,3 @@ def _check_sqlite_dims(conn: Any, path: Path, dims: int) -> None:
             f"embedding model makes {dims}: use the model it was built with, or move the file "
             "aside to start a new memory."
         )
-
-
-def _masked(database_url: str) -> str:
-    return normalise_url(database_url).render_as_string(hide_password=True)
-
-
-def _open_postgres(database_url: str, index: dict[str, Any]) -> PostgresStore:
-    where = _masked(database_url)
-    url = normalise_url(database_url)
-    conninfo = libpq_conninfo(database_url)
-    try:
-        # A direct probe first: a dead server fails here at once, with libpq's reason, rather
-        # than after the pool's retry timeout.
-        with psycopg.connect(conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as probe:
-            row = probe.execute(
-                q.VECTOR_DIMENSION,
-                {"schema": "public", "table": PG_VECTOR_TABLE, "column": "embedding"},
-            ).fetchone()
-    except psycopg.Error as e:
-        raise StoreError(
-            f"Could not connect to the project memory database {where}: "
-            f"{_hide(str(e), url.password)}. Is the server up, and are DATABASE_URL's user, "
-            "password and database right?"
-        ) from e
-    if row is not None and row[0] != index["dims"]:
-        raise ConfigError(
-            f"the project memory in {where} holds {row[0]}-dimensional vectors but the "
-            f"embedding model makes {index['dims']}: use the model it was built with."
-        )
-    pool: ConnectionPool[Any] = ConnectionPool(
-        conninfo,
-        min_size=1,
-        max_size=PG_POOL_MAX,
-        # What PostgresStore requires of its connections.
-        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-        check=ConnectionPool.check_connection,
-        open=False,
-    )
-    try:
-        pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
-        store = PostgresStore(pool, index=index)  # type: ignore[arg-type]
-        store.setup()
-    except (psycopg.Error, PoolTimeout) as e:
-        pool.close()
-        raise StoreError(
-            f"Could not set up the project memory in {where}: {_hide(str(e), url.password)}. "
-            "Check that the user may create tables and the pgvector extension (CREATE "
-            "EXTENSION vector) in that database."
-        ) from e
-    return store
-
-
-def _hide(message: str, password: str | None) -> str:
-    """Drivers sometimes echo the connection string: never let the password reach a message."""
-    return message.replace(password, "***") if password else message

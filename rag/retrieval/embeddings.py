@@ -21,6 +21,7 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
 from apiatlas.errors import ConfigError, ModelError
+from apiatlas.extras import missing_extra
 from apiatlas.rag.retrieval import onnx_minilm
 
 if TYPE_CHECKING:
@@ -221,10 +222,7 @@ def _openai_embeddings(model: str) -> Embeddings:
     try:
         from langchain_openai import OpenAIEmbeddings
     except ImportError as e:
-        raise ConfigError(
-            "OpenAI embeddings need the optional extra: pip install 'apiatlas[openai]', "
-            "or use APIATLAS_EMBEDDINGS=local."
-        ) from e
+        raise missing_extra("openai", "OpenAI embeddings (or use APIATLAS_EMBEDDINGS=local)", e) from e
     try:
         return OpenAIEmbeddings(model=model)
     except Exception as e:  # missing API key surfaces here as a pydantic/OpenAI error

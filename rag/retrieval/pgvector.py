@@ -20,15 +20,20 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
 from langchain_core.embeddings import Embeddings
-from langchain_postgres import Column, PGEngine, PGVectorStore
-from langchain_postgres.v2.indexes import HNSWIndex, QueryOptions
-from psycopg import sql
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from apiatlas.errors import ConfigError, StoreError
+from apiatlas.extras import missing_extra
+
+try:
+    import psycopg
+    from langchain_postgres import Column, PGEngine, PGVectorStore
+    from langchain_postgres.v2.indexes import HNSWIndex, QueryOptions
+    from psycopg import sql
+except ImportError as e:
+    raise missing_extra("postgres", "the pgvector backend", e) from e
 from apiatlas.rag.retrieval import pg_queries as q
 
 TABLE = "apiatlas_vectors"

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("torch", "transformers", "sentence_transformers", "chromadb", "sklearn", "onnxruntime")
+HEAVY = (
+    "torch", "transformers", "sentence_transformers", "chromadb", "sklearn", "onnxruntime", "mcp",
+)  # fmt: skip
 
 
 @pytest.mark.parametrize(

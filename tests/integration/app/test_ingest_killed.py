@@ -17,7 +17,7 @@ from apiatlas.config import Settings
 from apiatlas.sample import write_sample_api
 
 
-def widgets_spec(path: Path, kinds: int = 300) -> Path:
+def widgets_spec(path: Path, kinds: int = 150) -> Path:
     """A spec big enough that its embedding takes a while: two operations per kind."""
     paths = {
         f"/widgets{i}": {
@@ -65,7 +65,7 @@ def test_a_killed_ingest_loses_nothing_and_the_next_one_completes(tmp_path: Path
     assert proc.poll() is None, "the ingest finished before it could be killed: use a larger spec"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    assert before < recorded(home) < before + 600  # killed halfway through the vectors
+    assert before < recorded(home) < before + 300  # killed halfway through the vectors
 
     with ApiAtlas(settings) as atlas:
         assert atlas.stats("demo") == stats_before  # the graph is as it was
@@ -73,7 +73,7 @@ def test_a_killed_ingest_loses_nothing_and_the_next_one_completes(tmp_path: Path
         assert (result.endpoints[0].method, result.endpoints[0].path) == ("POST", "/v2/locations")
 
         report = atlas.ingest(openapi=[sample / "openapi.yaml", spec], project="demo")
-        assert report.endpoints == stats_before.nodes["Endpoint"] + 600
-        assert atlas.stats("demo").nodes["Endpoint"] == stats_before.nodes["Endpoint"] + 600
+        assert report.endpoints == stats_before.nodes["Endpoint"] + 300
+        assert atlas.stats("demo").nodes["Endpoint"] == stats_before.nodes["Endpoint"] + 300
         found = atlas.ask("Create a widget of kind 7", project="demo")
         assert (found.endpoints[0].method, found.endpoints[0].path) == ("POST", "/widgets7")

@@ -11,16 +11,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from apiatlas.cli import main
-from apiatlas.sample import write_sample_api
+from tests.integration.conftest import SampleHome
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    home = tmp_path_factory.mktemp("serve-home")
-    sample = write_sample_api(tmp_path_factory.mktemp("sample"))
-    assert main(["ingest", "--home", str(home), "--project", "demo", "--openapi",
-                 str(sample / "openapi.yaml"), "--docs", str(sample / "guides")]) == 0
+def server(sample_home: SampleHome) -> Iterator[str]:
+    home = sample_home.home
     proc = subprocess.Popen(
         [sys.executable, "-m", "apiatlas.cli", "serve", "--home", str(home), "--project", "demo",
          "--port", "0"],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from importlib.util import find_spec
+import sys
 from pathlib import Path
 
 import chromadb
@@ -13,7 +13,8 @@ from langchain_core.embeddings import Embeddings
 from apiatlas.config import Settings
 from tests.integration.rag.endpoint_cards import cards as cards_of
 from tests.integration.rag.endpoint_cards import check_card_vectors
-from apiatlas.errors import ConfigError, UsageError
+from apiatlas.errors import UsageError
+from apiatlas.extras import MissingExtraError
 from apiatlas.rag.retrieval.embeddings import (
     LOCAL_DIMENSIONS,
     LOCAL_MAX_TOKENS,
@@ -171,7 +172,7 @@ def test_documents_must_name_their_source_and_project(vindex: VectorIndex) -> No
     assert paths(vindex, "a") == []
 
 
-@pytest.mark.skipif(find_spec("langchain_openai") is not None, reason="openai extra installed")
-def test_openai_without_the_extra_names_the_extra() -> None:
-    with pytest.raises(ConfigError, match=r"apiatlas\[openai\]"):
+def test_openai_without_the_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "langchain_openai", None)  # as when it is not installed
+    with pytest.raises(MissingExtraError, match=r"apiatlas\[openai\]"):
         load_embeddings(Settings(embeddings="openai"))
