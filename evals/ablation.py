@@ -19,7 +19,9 @@ from pathlib import Path
 
 from apiatlas.evals.dataset import load_dataset
 from apiatlas.evals.homes import dataset_files
-from apiatlas.evals.train import DATASETS, HOMES, Example, collect, dev_datasets, train
+from apiatlas.evals.train import (
+    DATASETS, HOMES, VALIDATION, Example, collect, dev_datasets, train,
+)  # fmt: skip
 from apiatlas.graph.signatures import endpoint_key
 from apiatlas.rag.ranking.features import FEATURES, GROUPS
 from apiatlas.rag.ranking.model import RankerModel
@@ -69,7 +71,8 @@ def _decide(model: RankerModel, examples: Sequence[Example]) -> tuple[list[list[
 
 def evaluate(dev: Sequence[Example], test: Sequence[Example], disabled: Sequence[str] | None
              ) -> dict[str, dict[str, float | None]]:
-    """Metrics per dataset for one variant (``disabled=None``: RRF, always answering)."""
+    """Metrics per dataset for one variant (``disabled=None``: RRF, always answering): ``dev``
+    out of fold, ``test`` (and any other set kept out of training) by the model of all ``dev``."""
     out: dict[str, dict[str, float | None]] = {}
     names = sorted({ex.dataset for ex in dev})
     for name in names:
@@ -104,8 +107,10 @@ def markdown(results: dict[str, dict[str, dict[str, float | None]]], splits: dic
     names = sorted(splits, key=lambda n: (splits[n] != "dev", n))
     lines = ["# Ranker ablation", "",
              "Ranking-level figures. Dev: out of fold (each dev API ranked by a model trained on "
-             "the other dev APIs). Test: the model trained on all dev; test sets are only "
-             "scored. `top1` counts expected endpoints only; `top1_acceptable` beside it.", ""]
+             "the other dev APIs); the validation dev sets ("
+             + ", ".join(VALIDATION) + ") are never trained on and are ranked by the model "
+             "trained on all the others, like the test sets. Test: only scored. `top1` counts "
+             "expected endpoints only; `top1_acceptable` beside it.", ""]
     for metric in ("top1", "top1_acceptable", "recall@5", "abstention_accuracy",
                    "false_abstention"):
         lines += [f"## {metric}", "",
@@ -133,10 +138,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     dev = collect(dev_datasets(), args.homes)
+    held = [load_dataset(f) for f in dataset_files(DATASETS / "dev", VALIDATION)]
     test_sets = [load_dataset(f) for f in dataset_files(DATASETS / "test")]
-    test = collect(test_sets, args.test_homes)
-    splits = {**{ex.dataset: "dev" for ex in dev}, **{ex.dataset: "test" for ex in test}}
-    results = {name: evaluate(dev, test, disabled) for name, disabled in variants().items()}
+    # Validation sets (dev, never trained on) are scored like the test sets, by the full model.
+    scored = collect(held, args.homes) + collect(test_sets, args.test_homes)
+    splits = {**{ex.dataset: "dev" for ex in dev}, **{d.name: "dev" for d in held},
+              **{d.name: "test" for d in test_sets}}
+    results = {name: evaluate(dev, scored, disabled) for name, disabled in variants().items()}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "ablation.md").write_text(markdown(results, splits) + "\n", encoding="utf-8")
     (args.out / "ablation.json").write_text(
