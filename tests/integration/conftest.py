@@ -48,3 +48,10 @@ def sample_home(_ingested_sample: Path, tmp_path_factory: pytest.TempPathFactory
     root = tmp_path_factory.mktemp("sample-home")
     shutil.copytree(_ingested_sample / "home", root / "home")
     return SampleHome(home=root / "home", sample=_ingested_sample / "sample")
+
+
+@pytest.fixture(scope="session")
+def eval_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's ``apiatlas eval`` output folder: a dataset's home is ingested once and the
+    runs after it reuse it (``keep_homes``), so a real API is embedded once per session."""
+    return tmp_path_factory.mktemp("eval-out")

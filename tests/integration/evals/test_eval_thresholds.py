@@ -31,14 +31,15 @@ MEASURED = {
 
 @pytest.mark.parametrize(("split", "name"), sorted(MEASURED))
 def test_agent_stays_above_its_floor(
-    split: str, name: str, tmp_path: Path, request: pytest.FixtureRequest
+    split: str, name: str, eval_out: Path, request: pytest.FixtureRequest
 ) -> None:
     if name != "sample":
         request.getfixturevalue("shared_data")  # the real APIs read ../shared/data
     report = run_eval(
         [DATASETS / split / f"{name}.yaml"],
         strategies=("agent",),
-        out_dir=tmp_path,
+        out_dir=eval_out,  # the session's homes: another test reuses Square's
+        keep_homes=True,
         progress=False,
         embeddings=load_embeddings(Settings()),
     )

@@ -13,21 +13,19 @@ from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.rag.agent.graph import build_agent, run_agent
 from apiatlas.rag.agent.context import AgentContext
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
-from apiatlas.sample import write_sample_api
+from tests.integration.conftest import SAMPLE_PROJECT as PROJECT, SampleHome
 
 QUESTION = "How do I add a new warehouse location?"
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_sample_api(tmp_path_factory.mktemp("sample"))
+def sample(sample_home: SampleHome) -> Path:
+    return sample_home.sample
 
 
 @pytest.fixture(scope="module")
-def atlas(sample: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiAtlas]:
-    settings = Settings(home=tmp_path_factory.mktemp("home"), project="degraded")
-    with ApiAtlas(settings) as atlas:
-        atlas.ingest(openapi=[sample / "openapi.yaml"], docs=[sample / "guides"])
+def atlas(sample_home: SampleHome) -> Iterator[ApiAtlas]:
+    with ApiAtlas(Settings(home=sample_home.home, project=PROJECT)) as atlas:
         yield atlas
 
 
@@ -39,7 +37,7 @@ def test_unavailable_graph_answers_from_vectors(
     agent = build_agent(store=broken, vector_retriever=atlas.retriever,
                         embeddings=atlas.embeddings)
 
-    result = run_agent(agent, QUESTION, context=AgentContext(project="degraded"))
+    result = run_agent(agent, QUESTION, context=AgentContext(project=PROJECT))
 
     assert "degraded: graph unavailable" in result.route
     assert result.route[-2:] == ["vector_fallback", "compose"]
@@ -57,7 +55,7 @@ def test_unavailable_memory_answers_from_the_docs_and_says_so(
     agent = build_agent(store=atlas.graph, vector_retriever=atlas.retriever,
                         embeddings=atlas.embeddings, memory=memory)
 
-    result = run_agent(agent, QUESTION, context=AgentContext(project="degraded"))
+    result = run_agent(agent, QUESTION, context=AgentContext(project=PROJECT))
 
     assert result.route[:2] == ["memory", "degraded: memory unavailable"]
     assert "knowledge_graph" in result.route

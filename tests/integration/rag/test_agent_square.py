@@ -1,4 +1,4 @@
-"""The agent on Square's real spec (shared data): knowledge graph and endpoint cards, no guides."""
+"""The agent on Square's real spec (shared data), in the home the eval runner ingests."""
 
 from __future__ import annotations
 
@@ -9,20 +9,16 @@ import pytest
 from langchain_core.embeddings import Embeddings
 from langgraph.graph.state import CompiledStateGraph
 
+from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
-from apiatlas.graph.build.ingest import ingest_graph
-from apiatlas.graph.sqlite.store import SqliteGraphStore
-from apiatlas.loaders.cards import endpoint_documents
-from apiatlas.loaders.openapi import load_openapi
-from apiatlas.loaders.splitting import TokenSplitter
-from apiatlas.rag.agent.graph import build_agent, run_agent
+from apiatlas.evals.runner import run_eval
+from apiatlas.rag.agent.graph import run_agent
 from apiatlas.rag.agent.context import AgentContext
-from apiatlas.rag.retrieval.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
-from apiatlas.rag.retrieval.fusion import HybridRetriever
-from apiatlas.rag.retrieval.dense import VectorIndex, open_vector_store
+from apiatlas.rag.retrieval.embeddings import load_embeddings
 
 pytestmark = pytest.mark.shared_data
 CTX = AgentContext(project="square")
+DATASETS = Path(__file__).resolve().parents[3] / "evals" / "datasets"
 
 
 @pytest.fixture(scope="session")
@@ -32,24 +28,14 @@ def embeddings() -> Embeddings:
 
 @pytest.fixture(scope="module")
 def agent(
-    shared_data: Path, tmp_path_factory: pytest.TempPathFactory, embeddings: Embeddings
+    shared_data: Path, eval_out: Path, embeddings: Embeddings
 ) -> Iterator[CompiledStateGraph]:
-    settings = Settings(home=Path(tmp_path_factory.mktemp("square")))
-    settings.ensure_home()
-    specs = load_openapi(shared_data / "square" / "spec" / "api.json")
-    store = SqliteGraphStore(settings.graph_path)
-    ingest_graph(store, CTX.project, specs=specs)
-    splitter = TokenSplitter(local_tokenizer(), max_tokens=LOCAL_MAX_TOKENS)
-    cards = splitter.split_documents(
-        [c for spec in specs for c in endpoint_documents(spec, project=CTX.project)]
-    )
-    vectors = open_vector_store(settings, embeddings)
-    VectorIndex(vectors, settings.record_manager_url).index(
-        cards, project=CTX.project, sources=sorted({d.metadata["source"] for d in cards})
-    )
-    retriever = HybridRetriever(vector_store=vectors, project=CTX.project)
-    yield build_agent(store=store, vector_retriever=retriever, embeddings=embeddings)
-    store.close()
+    # Square's eval home, ingested once per session (the eval floors test reads it too).
+    run_eval([DATASETS / "test" / "square.yaml"], strategies=("bm25",), out_dir=eval_out,
+             keep_homes=True, progress=False, embeddings=embeddings)  # fmt: skip
+    settings = Settings(home=eval_out / "homes" / "square", project=CTX.project)
+    with ApiAtlas(settings, embeddings=embeddings) as atlas:
+        yield atlas.agent
 
 
 def test_create_a_location_on_square(agent: CompiledStateGraph) -> None:
