@@ -77,17 +77,11 @@ class RememberInput(BaseModel):
     )
 
 
-class FoundEndpoint(BaseModel):
-    """One endpoint ``find_endpoints`` returns, with what cites it."""
+class FoundEndpoint(AnswerEndpoint):
+    """One endpoint ``find_endpoints`` returns: the answer's endpoint with its citation itself,
+    not its number (a tool's caller has no numbered list to look it up in)."""
 
-    method: str
-    path: str
-    summary: str = ""
-    api: str = ""
-    operation_id: str = ""
-    role: Literal["primary", "prerequisite", "related"] = "primary"
-    deprecated: bool = False
-    citation: Citation | None = None
+    citation: Citation | None = None  # type: ignore[assignment]
 
 
 class FoundEndpoints(BaseModel):
