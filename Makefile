@@ -26,11 +26,15 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
-# Ingest and ask timings, then project-memory lookups on SQLite and a throwaway PostgreSQL;
-# evals/results/bench-<date>.md and bench-memory-<date>.md.
+# Ingest and ask timings, project-memory lookups on SQLite and a throwaway PostgreSQL, then the
+# CLI in new processes (ingest against the yardstick, ask, commands that load no model), then
+# synthetic 1k-10k-operation specs and Kubernetes on both graph backends (bench-scale-<date>.png);
+# evals/results/bench-<date>.md, bench-memory-, bench-cli- and bench-scale-<date>.md.
 bench: setup
 	$(BIN)/python -m apiatlas.evals.bench
 	$(BIN)/python -m apiatlas.evals.bench_memory
+	$(BIN)/python -m apiatlas.evals.bench_cli
+	$(BIN)/python -m apiatlas.evals.bench_scale
 
 # The shipped datasets (dev, then test), every strategy side by side, on the embedded graph and
 # then on a local Neo4j; report.{json,md,png} in evals/results/{embedded,neo4j}.

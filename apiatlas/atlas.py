@@ -28,13 +28,14 @@ from apiatlas.graph.build.ingest import ingest_graph
 from apiatlas.graph.model import ChangeSummary, GraphStats
 from apiatlas.graph.backends import open_graph_store
 from apiatlas.graph.store import KnowledgeGraphStore
-from apiatlas.loaders.cards import endpoint_documents
+from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
 from apiatlas.loaders.crawl import CrawlLimits, crawl as crawl_site
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.fetch import FetchPolicy
 from apiatlas.loaders.models import ApiSpec, DocPage, LoadWarning
 from apiatlas.loaders.openapi import load_openapi
 from apiatlas.loaders.splitting import TokenSplitter, section_documents
+from apiatlas.manifest import IngestRecord, Manifest, file_hashes, inputs_key, listing
 from apiatlas.rag.agent.context import AgentContext
 from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
@@ -80,12 +81,30 @@ class IngestReport(BaseModel):
     vectors: IndexStats | None = None
     warnings: list[LoadWarning] = Field(default_factory=list)
     seconds: dict[str, float] = Field(default_factory=dict)
+    unchanged: bool = False
+    """Every input file was as the project's last ingest of them left it, so nothing was read
+    again: the counts and warnings are that ingest's, and nothing was added or changed."""
 
 
 def _grouped(document: Document, group: str) -> Document:
     """Tag a document with the ingest location it belongs to, the unit of vector cleanup."""
     document.metadata[GROUP_KEY] = group
     return document
+
+
+def _unchanged_report(record: IngestRecord, seconds: float) -> IngestReport:
+    """The report of an ingest whose inputs were all as the last one (``record``) left them."""
+    report = IngestReport.model_validate(record.report)
+    stored = report.vectors
+    kept = 0 if stored is None else (
+        stored.num_added + stored.num_updated + stored.num_skipped
+    )
+    return report.model_copy(update={
+        "graph": ChangeSummary(),
+        "vectors": IndexStats(num_skipped=kept),
+        "seconds": {"total": seconds},
+        "unchanged": True,
+    })
 
 
 def docs_scope_name(location: str | Path) -> str:
@@ -137,6 +156,13 @@ class ApiAtlas:
         # `graph stats` fail or answer fast without loading a model.
         self._embeddings = embeddings
         self._vector_store = vector_store
+        # Stores or a model handed in may change behind the atlas's back: only its own are
+        # trusted to be as the last ingest left them.
+        self._manifest = (
+            Manifest(self.settings.home / "ingests")
+            if graph_store is None and embeddings is None and vector_store is None
+            else None
+        )
         self._memory_store = memory_store
         self._chat_model = chat_model
 
@@ -267,9 +293,17 @@ class ApiAtlas:
             StoreError: A store failed; the graph is unchanged.
         """
         project = project or self.settings.project
-        report = IngestReport(project=project)
         notify = progress or (lambda stage, done, total: None)
         started = perf_counter()
+        locations = [*openapi, *docs]
+        key = None if crawl or self._manifest is None else inputs_key(
+            openapi, docs, self._ingest_settings(api)
+        )
+        if key is not None and self._manifest is not None:
+            record = self._manifest.unchanged(project, key, locations, self.graph.revision(project))
+            if record is not None:
+                return _unchanged_report(record, perf_counter() - started)
+        report = IngestReport(project=project)
 
         specs: list[ApiSpec] = []
         for i, location in enumerate(openapi):
@@ -301,7 +335,7 @@ class ApiAtlas:
             for scope, group in pages.items()
             for chunk in section_documents(group, project=project, splitter=self.splitter)
         ]
-        documents = self.splitter.split_documents(cards) + chunks
+        documents = self.splitter.compact_documents(cards, max_tokens=CARD_TOKENS) + chunks
         report.apis = [spec.name for spec in specs]
         report.endpoints = sum(len(spec.endpoints) for spec in specs)
         report.cards = len(cards)
@@ -309,6 +343,10 @@ class ApiAtlas:
         report.doc_chunks = len(chunks)
         report.warnings = [w for spec in specs for w in spec.warnings] + crawl_warnings
 
+        if self._manifest is not None:
+            # From here the stores change: an ingest killed on the way must not leave a record
+            # that vouches for them.
+            self._manifest.forget(project)
         mark = perf_counter()
         notify("embed and index", 0, len(documents))
         report.vectors = self.vector_index.index(
@@ -339,7 +377,29 @@ class ApiAtlas:
         report.seconds["ranking"] = perf_counter() - mark
         report.seconds["total"] = perf_counter() - started
         self.retriever.refresh()
+        if key is not None and self._manifest is not None:
+            self._remember_ingest(self._manifest, project, key, locations, specs, report)
         return report
+
+    def _ingest_settings(self, api: str | None) -> list[object]:
+        """What, beside the input files, decides what an ingest stores."""
+        s = self.settings
+        return [api, s.graph, s.vectors, s.neo4j_uri, s.neo4j_database, s.embeddings,
+                s.openai_model, CARD_TOKENS, bool(s.database_url)]
+
+    def _remember_ingest(self, manifest: Manifest, project: str, key: str,
+                         locations: Sequence[str | Path], specs: Sequence[ApiSpec],
+                         report: IngestReport) -> None:
+        read = listing(locations) + [d for spec in specs for d in spec.documents]
+        read += [str(Path(p).expanduser().resolve()) for p in locations]
+        hashes = file_hashes(dict.fromkeys(p for p in read if Path(p).is_file()))
+        if hashes is None or any("://" in p for p in read):
+            manifest.forget(project)  # a URL or an unreadable file: cannot vouch for it
+            return
+        manifest.save(project, IngestRecord(
+            key=key, listing=listing(locations), files=hashes,
+            revision=self.graph.revision(project), report=report.model_dump(mode="json"),
+        ))
 
     def ask(
         self,

@@ -213,6 +213,8 @@ def _ingest(args: argparse.Namespace, console: Console) -> int:
         v = report.vectors
         rows.append(("vectors added/updated/skipped/deleted",
                      f"{v.num_added}/{v.num_updated}/{v.num_skipped}/{v.num_deleted}"))
+    if report.unchanged:
+        rows.append(("unchanged since the last ingest", "yes: nothing read again"))
     rows.append(("seconds", f"{report.seconds.get('total', 0.0):.1f}"))
     for name, value in rows:
         table.add_row(name, str(value))

@@ -222,6 +222,16 @@ def run(shared: Path, repeat: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_report(out: Path, stem: str, report: str) -> Path:
+    """Write ``report`` to ``out/<stem>-<date>.md``, print it and say where it went."""
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"{stem}-{date.today().isoformat()}.md"
+    target.write_text(report, encoding="utf-8")
+    print(report)
+    print(f"written to {target}")
+    return target
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and write ``evals/results/bench-<date>.md``."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -234,11 +244,7 @@ def main(argv: list[str] | None = None) -> None:
         from apiatlas.evals.bench_backends import run as run_backends
 
         report += "\n" + run_backends(args.shared)
-    args.out.mkdir(parents=True, exist_ok=True)
-    target = args.out / f"bench-{date.today().isoformat()}.md"
-    target.write_text(report, encoding="utf-8")
-    print(report)
-    print(f"written to {target}")
+    write_report(args.out, "bench", report)
 
 
 if __name__ == "__main__":

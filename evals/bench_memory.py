@@ -34,6 +34,7 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
+from apiatlas.evals.bench import write_report
 from apiatlas.evals.bench_backends import postgres as local_postgres
 from apiatlas.evals.bench_memory_data import questions, team_memories
 from apiatlas.evals.metrics import percentile
@@ -227,12 +228,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="a PostgreSQL server with pgvector (default: a throwaway local one)")
     parser.add_argument("--out", type=Path, default=REPO / "evals" / "results")
     args = parser.parse_args(argv)
-    text = run(args.database_url)
-    args.out.mkdir(parents=True, exist_ok=True)
-    target = args.out / f"bench-memory-{date.today().isoformat()}.md"
-    target.write_text(text, encoding="utf-8")
-    print(text)
-    print(f"written to {target}")
+    write_report(args.out, "bench-memory", run(args.database_url))
 
 
 if __name__ == "__main__":

@@ -184,6 +184,8 @@ class ApiSpec(BaseModel):
     endpoints: list[Endpoint] = Field(default_factory=list)
     schemas: dict[str, SchemaInfo] = Field(default_factory=dict)
     warnings: list[LoadWarning] = Field(default_factory=list)
+    documents: list[str] = Field(default_factory=list)
+    """Every document the spec was read from: its root and each ``$ref``'d file or URL."""
 
 
 class DocSection(BaseModel):

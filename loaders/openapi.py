@@ -70,6 +70,10 @@ def load_openapi(
         roots = [str(path)]
     flattener = SchemaFlattener(resolver)
     specs = [_SpecBuilder(resolver, flattener, root).build(api) for root in roots]
+    # One resolver serves every root, so each spec lists all documents read: a superset of its
+    # own, which is what a check for changed inputs needs.
+    for spec in specs:
+        spec.documents = resolver.sources
     # Secrets are scrubbed before anything is stored: here, at the loader's output.
     return [scrub_spec(spec) for spec in _dedupe_names(specs, roots)]
 

@@ -255,6 +255,11 @@ class RefResolver:
         self.warnings = Warnings()
         """Warnings about whole documents (strings cut), for the specs that read them."""
 
+    @property
+    def sources(self) -> list[str]:
+        """Every document loaded so far (file paths and URLs), in loading order."""
+        return list(self._docs)
+
     def add_document(self, source: str, value: Any) -> None:
         """Register an already-parsed document (the root of a fetched spec)."""
         self._docs[source] = value

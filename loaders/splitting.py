@@ -80,6 +80,43 @@ class TokenSplitter:
                 out.append(Document(page_content=chunk, metadata=metadata, id=doc_id))
         return out
 
+    def compact_documents(self, docs: list[Document], *, max_tokens: int) -> list[Document]:
+        """One document per input, its text cut to its first ``max_tokens`` tokens.
+
+        What is cut off is kept in the ``detail`` metadata, for keyword search and display: the
+        embedding sees the head only (the words that name what the document is about), so a
+        long document costs one short vector, not several full windows.
+        """
+        out: list[Document] = []
+        for doc in docs:
+            head, rest = self.head(doc.page_content, max_tokens)
+            if not head:
+                continue
+            metadata = {**doc.metadata, "chunk": 0, "chunks": 1}
+            if rest:
+                metadata["detail"] = rest
+            out.append(Document(page_content=head, metadata=metadata, id=doc.id))
+        return out
+
+    def head(self, text: str, max_tokens: int) -> tuple[str, str]:
+        """``text`` split into its longest start of at most ``max_tokens`` tokens (special
+        tokens included), ending at a line break or a space when one is near, and the rest."""
+        text = text.strip()
+        if self.count(text) <= max_tokens:
+            return text, ""
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        body = max_tokens - self._specials
+        if body < 1:
+            raise ConfigError(f"max_tokens={max_tokens} leaves no room for text")
+        end = encoding.offsets[body - 1][1]
+        # The token after the cut starts where the head may end at the latest.
+        cut = text.rfind("\n", 0, end + 1)
+        if cut < end * 3 // 4:
+            cut = text.rfind(" ", 0, end + 1)
+        if cut < end * 3 // 4:
+            cut = end
+        return text[:cut].rstrip(), text[cut:].strip()
+
     def split_with_header(self, header: str, text: str) -> list[str]:
         """Split ``text`` so that ``header + "\\n" + chunk`` fits in ``max_tokens``.
 

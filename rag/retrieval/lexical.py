@@ -63,10 +63,10 @@ def _terms(text: str) -> list[tuple[str, ...]]:
 
 
 def document_tokens(doc: Document) -> list[str]:
-    """The tokens BM25 indexes for ``doc``: its text plus its ``title`` metadata."""
-    title = doc.metadata.get("title")
-    text = f"{title}\n{doc.page_content}" if isinstance(title, str) and title else doc.page_content
-    return identifier_tokens(text)
+    """The tokens BM25 indexes for ``doc``: its ``title`` metadata, its text and its ``detail``
+    metadata (the part of a compact document that was not embedded)."""
+    parts = [doc.metadata.get("title"), doc.page_content, doc.metadata.get("detail")]
+    return identifier_tokens("\n".join(p for p in parts if isinstance(p, str) and p))
 
 
 class BM25Retriever(BaseRetriever):

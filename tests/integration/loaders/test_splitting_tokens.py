@@ -67,6 +67,37 @@ def test_split_documents_numbers_chunks_and_ids(splitter: TokenSplitter) -> None
     assert out[-1].id is None and out[-1].page_content == "no id here"
 
 
+def test_compact_documents_embed_the_head_and_keep_the_rest_as_detail(
+    splitter: TokenSplitter,
+) -> None:
+    head = "POST /v2/locations\nOperation: CreateLocation\nSummary: Create a location"
+    fields = "\n".join(f"- field_{i} (string, optional): the field number {i}" for i in range(80))
+    long_card = Document(page_content=f"{head}\n\n{fields}", metadata={"source": "s"}, id="p:1")
+    short_card = Document(page_content=head, metadata={"source": "s"}, id="p:2")
+    empty = Document(page_content="  ", metadata={"source": "s"}, id="p:3")
+
+    out = splitter.compact_documents([long_card, short_card, empty], max_tokens=64)
+
+    assert [d.id for d in out] == ["p:1", "p:2"]
+    compact, short = out
+    assert splitter.count(compact.page_content) <= 64
+    assert compact.page_content.startswith(head)
+    # Nothing is lost: the head and the detail together are the whole text, cut at a line.
+    assert f"{compact.page_content}\n{compact.metadata['detail']}" == long_card.page_content
+    assert (compact.metadata["chunk"], compact.metadata["chunks"]) == (0, 1)
+    assert short.page_content == head and "detail" not in short.metadata
+
+
+def test_head_cuts_text_without_line_breaks_at_a_space(splitter: TokenSplitter) -> None:
+    text = " ".join(f"word{i}" for i in range(400))
+    head, rest = splitter.head(text, 32)
+    assert splitter.count(head) <= 32
+    assert f"{head} {rest}" == text
+    assert splitter.head("short", 32) == ("short", "")
+    with pytest.raises(ConfigError, match="max_tokens=2"):
+        splitter.head(text, 2)
+
+
 def test_bad_limits_are_config_errors() -> None:
     tokenizer = local_tokenizer()
     with pytest.raises(ConfigError, match="max_tokens"):

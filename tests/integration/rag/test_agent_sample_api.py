@@ -17,7 +17,7 @@ from langgraph.graph.state import CompiledStateGraph
 from apiatlas.config import Settings
 from apiatlas.graph.build.ingest import ingest_graph
 from apiatlas.graph.sqlite.store import SqliteGraphStore
-from apiatlas.loaders.cards import endpoint_documents
+from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.openapi import load_openapi
 from apiatlas.loaders.splitting import TokenSplitter, section_documents
@@ -59,7 +59,7 @@ def sample(tmp_path_factory: pytest.TempPathFactory, embeddings: Embeddings) -> 
     ingest_graph(store, CTX.project, specs=specs, docs={"guides": pages})
     splitter = TokenSplitter(local_tokenizer(), max_tokens=LOCAL_MAX_TOKENS)
     cards = [c for spec in specs for c in endpoint_documents(spec, project=CTX.project)]
-    docs = splitter.split_documents(cards)
+    docs = splitter.compact_documents(cards, max_tokens=CARD_TOKENS)
     docs += section_documents(pages, project=CTX.project, splitter=splitter)
     vectors = open_vector_store(settings, embeddings)
     VectorIndex(vectors, settings.record_manager_url).index(

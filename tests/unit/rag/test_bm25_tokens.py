@@ -109,3 +109,14 @@ def test_coverage_tells_full_identifier_match_from_a_sliver() -> None:
 
 def test_query_terms_pair_words_with_their_singular() -> None:
     assert query_terms("list locations, locations") == [("list",), ("locations", "location")]
+
+
+def test_the_detail_of_a_compact_document_is_searchable() -> None:
+    card = Document(
+        page_content="POST /v2/locations\nOperation: CreateLocation",
+        metadata={"title": "POST /v2/locations", "detail": "- timezone (string, optional)"},
+        id="p:1",
+    )
+    other = Document(page_content="GET /v2/customers\nOperation: ListCustomers", id="p:2")
+    found = BM25Retriever.from_documents([card, other], k=2).invoke("timezone")
+    assert [d.id for d in found] == ["p:1"]
