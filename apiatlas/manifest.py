@@ -53,18 +53,22 @@ def inputs_key(
 
 @cache
 def code_fingerprint() -> str:
-    """SHA-256 of the code that shapes what an ingest stores (the loaders, the graph builders,
-    the vector indexing): a record made by other code never vouches for the stores."""
+    """SHA-256 of the code that shapes what an ingest stores (the facade, the loaders, the graph
+    builders, the vector indexing): a record made by other code never vouches for the stores."""
+    import apiatlas
     import apiatlas.graph
     import apiatlas.loaders
     import apiatlas.rag
 
     digest = hashlib.sha256()
+    top = Path(apiatlas.__file__ or "").parent
+    files = [(top, path) for path in sorted(top.glob("*.py"))]  # the facade: atlas.py
     for package in (apiatlas.loaders, apiatlas.graph, apiatlas.rag):
         root = Path(package.__file__ or "").parent
-        for path in sorted(root.rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode("utf-8"))
-            digest.update(path.read_bytes())
+        files += [(root, path) for path in sorted(root.rglob("*.py"))]
+    for root, path in files:
+        digest.update(f"{root.name}/{path.relative_to(root).as_posix()}".encode("utf-8"))
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
