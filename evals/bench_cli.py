@@ -54,31 +54,34 @@ print(len(chunks))
 
 @dataclass
 class Run:
-    """One finished process: wall seconds, peak resident MiB, exit code, standard output."""
+    """One finished process: wall seconds, peak resident MiB, exit code, its output streams."""
 
     seconds: float
     peak_mib: float
     code: int
     out: str
+    err: str = ""
 
 
 def run_process(argv: list[str], *, env: dict[str, str] | None = None) -> Run:
     """Run ``argv`` to the end; its own peak memory comes from ``wait4``'s resource usage."""
     started = perf_counter()
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        text = out.read().decode("utf-8", "replace")
+        texts = []
+        for stream in (out, err):
+            stream.seek(0)
+            texts.append(stream.read().decode("utf-8", "replace"))
     # ru_maxrss is in KiB on Linux.
-    return Run(seconds, usage.ru_maxrss / 1024, proc.returncode, text)
+    return Run(seconds, usage.ru_maxrss / 1024, proc.returncode, texts[0], texts[1])
 
 
 def _checked(run: Run, what: str) -> Run:
     if run.code != 0:
-        raise SystemExit(f"{what} exited with {run.code}:\n{run.out[-2000:]}")
+        raise SystemExit(f"{what} exited with {run.code}:\n{(run.out + run.err)[-2000:]}")
     return run
 
 

@@ -199,7 +199,10 @@ def measure(spec_path: Path, home: Path, graph: str, project: str) -> dict[str, 
                        str(spec_path), "--home", str(home), "--graph", graph,
                        "--project", project, "--result", str(out)], env=dict(os.environ))
     if run.code != 0:
-        raise SystemExit(f"{spec_path.name} on {graph} exited with {run.code}:\n{run.out[-2000:]}")
+        # Recorded in the report, and the other measurements go on.
+        last = [line for line in run.err.splitlines() if line.strip()][-1:] or ["no message"]
+        return {"error": f"exit {run.code}: {last[0][:300]}", "stderr": run.err[-4000:],
+                "peak_mib": run.peak_mib, "wall_s": run.seconds}
     found: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     found["peak_mib"] = run.peak_mib
     found["wall_s"] = run.seconds
@@ -224,9 +227,16 @@ def run(shared: Path, sizes: tuple[int, ...], backends: tuple[str, ...], out: Pa
                     home = Path(tmp) / f"{backend}-{name.replace(' ', '-')}"
                     home.mkdir()
                     project = name.replace(" ", "-")
-                    results[(backend, name)] = measure(path, home, backend, project)
-                    print(f"{backend} {name}: {results[(backend, name)]['wall_s']:.0f} s",
+                    found = measure(path, home, backend, project)
+                    results[(backend, name)] = found
+                    print(f"{backend} {name}: {found['wall_s']:.0f} s {found.get('error', '')}",
                           flush=True)
+                    # Kept as they come, so that a run cut short still leaves its figures.
+                    out.mkdir(parents=True, exist_ok=True)
+                    (out / f"bench-scale-{date.today().isoformat()}.json").write_text(
+                        json.dumps([{"backend": b, "spec": n, **r}
+                                    for (b, n), r in results.items()], indent=1),
+                        encoding="utf-8")
     return _report(results, out)
 
 
@@ -258,6 +268,11 @@ def _report(results: dict[tuple[str, str], dict[str, Any]], out: Path) -> str:
         "ranking index s | peak MiB | ask p50 ms | ask p95 ms |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
+    failed = {key: r for key, r in results.items() if "error" in r}
+    results = {key: r for key, r in results.items() if key not in failed}
+    for (backend, name), r in failed.items():
+        lines.append(f"| {backend} | {name} | failed: {r['error']} | | | | | | "
+                     f"{r['peak_mib']:.0f} | | |")
     for (backend, name), r in results.items():
         s, ask = r["seconds"], r["ask_ms"]
         lines.append(
