@@ -35,7 +35,9 @@ LAUNCHER_DIR = Path(__file__).resolve().parent / "neo4j_launcher"
 LAUNCHER_SOURCE = LAUNCHER_DIR / "src" / "main" / "java" / "dev" / "apiatlas" / "neo4j" / "Launcher.java"
 LAUNCHER_CLASS = "dev.apiatlas.neo4j.Launcher"
 READY_LINE = "apiatlas-neo4j ready"
-HEAP = "-Xmx512m"
+HEAP = "-Xmx2g"
+"""Neo4j keeps each ingest in one transaction, and a transaction may use up to 70 % of the heap:
+with 512 MB a 6,000-operation spec ran out of transaction memory (scale bench, 2026-11-24)."""
 DEFAULT_PORT = 7687
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 # Popen objects of servers started by this process, so a stopped child is reaped rather than
