@@ -390,14 +390,15 @@ class ApiAtlas:
     def _remember_ingest(self, manifest: Manifest, project: str, key: str,
                          locations: Sequence[str | Path], specs: Sequence[ApiSpec],
                          report: IngestReport) -> None:
-        read = listing(locations) + [d for spec in specs for d in spec.documents]
+        listed = listing(locations)
+        read = listed + [d for spec in specs for d in spec.documents]
         read += [str(Path(p).expanduser().resolve()) for p in locations]
         hashes = file_hashes(dict.fromkeys(p for p in read if Path(p).is_file()))
         if hashes is None or any("://" in p for p in read):
             manifest.forget(project)  # a URL or an unreadable file: cannot vouch for it
             return
         manifest.save(project, IngestRecord(
-            key=key, listing=listing(locations), files=hashes,
+            key=key, listing=listed, files=hashes,
             revision=self.graph.revision(project), report=report.model_dump(mode="json"),
         ))
 
