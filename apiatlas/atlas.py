@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING
 from datetime import datetime
 from collections.abc import Callable, Sequence
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 from time import perf_counter
 
@@ -24,17 +24,10 @@ from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field
 
 from apiatlas.config import Settings
-from apiatlas.graph.build.ingest import ingest_graph
 from apiatlas.graph.model import ChangeSummary, GraphStats
 from apiatlas.graph.backends import open_graph_store
 from apiatlas.graph.store import KnowledgeGraphStore
-from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
-from apiatlas.loaders.crawl import CrawlLimits, crawl as crawl_site
-from apiatlas.loaders.docs import load_docs
-from apiatlas.loaders.fetch import FetchPolicy
 from apiatlas.loaders.models import ApiSpec, DocPage, LoadWarning
-from apiatlas.loaders.openapi import load_openapi
-from apiatlas.loaders.splitting import TokenSplitter, section_documents
 from apiatlas.manifest import IngestRecord, Manifest, file_hashes, inputs_key, listing
 from apiatlas.rag.agent.context import AgentContext
 from apiatlas.rag.answer.result import AnswerResult
@@ -45,6 +38,7 @@ from apiatlas.rag.retrieval.dense import (
     IndexStats,
     VectorIndex,
     load_card_vectors,
+    load_corpus_vectors,
     open_vector_store,
     record_manager_url,
 )
@@ -58,8 +52,12 @@ from apiatlas.rag.retrieval.embeddings import (
 )
 
 if TYPE_CHECKING:
+    from apiatlas.loaders.crawl import CrawlLimits
+    from apiatlas.loaders.fetch import FetchPolicy
+    from apiatlas.loaders.splitting import TokenSplitter
     from apiatlas.rag.ranking.pipeline import FieldIndexCache
     from apiatlas.rag.retrieval.fusion import HybridRetriever
+    from apiatlas.rag.retrieval.snapshot import CorpusCache
 
 # The agent (LangGraph, the ranker, the retrievers) is imported when it is first needed, so
 # that ingesting, `graph stats` and `memory list` start without it.
@@ -165,6 +163,7 @@ class ApiAtlas:
         )
         self._memory_store = memory_store
         self._chat_model = chat_model
+        self._closers: list[Callable[[], None]] = []
 
     @cached_property
     def embeddings(self) -> Embeddings:
@@ -172,9 +171,23 @@ class ApiAtlas:
         return self._embeddings or load_embeddings(self.settings)
 
     @cached_property
+    def document_embeddings(self) -> Embeddings:
+        """What ingests embed documents with: :attr:`embeddings`, and on an atlas of its own
+        stores and model, with every vector kept by content hash in ``home/embeddings.sqlite``,
+        so that no text is embedded twice (another project, the ranker's index rebuilt after
+        one endpoint changed). Questions pass straight through to :attr:`embeddings`."""
+        if self._manifest is None:
+            return self.embeddings
+        from apiatlas.rag.retrieval.embedding_cache import SqliteByteStore, cached_embeddings
+
+        store = SqliteByteStore(self.settings.home / "embeddings.sqlite")
+        self._closers.append(store.close)
+        return cached_embeddings(self.embeddings, store)
+
+    @cached_property
     def vector_store(self) -> VectorStore:
         """The vector store holding endpoint cards and guide chunks."""
-        return self._vector_store or open_vector_store(self.settings, self.embeddings)
+        return self._vector_store or open_vector_store(self.settings, self.document_embeddings)
 
     @cached_property
     def memory_store(self) -> BaseStore:
@@ -213,7 +226,26 @@ class ApiAtlas:
         """Hybrid BM25 + dense retriever over the vector store."""
         from apiatlas.rag.retrieval.fusion import HybridRetriever
 
-        return HybridRetriever(vector_store=self.vector_store, project=self.settings.project)
+        if self._vector_store is None and self.settings.vectors == "chroma":
+            # The embedded store is searched through its snapshot: a question never opens it.
+            return HybridRetriever(corpus=self.corpus, project=self.settings.project)
+        return HybridRetriever(
+            vector_store=self.vector_store, corpus=self.corpus, project=self.settings.project
+        )
+
+    @cached_property
+    def corpus(self) -> CorpusCache:
+        """The projects' corpus snapshots (documents, vectors, lexical index) under
+        ``home/derived``, written at ingest; the hybrid retriever reads them."""
+        from apiatlas.rag.retrieval.snapshot import CorpusCache
+
+        embedded = self._vector_store is None and self.settings.vectors == "chroma"
+        return CorpusCache(
+            lambda project: load_corpus_vectors(self.vector_store, project),
+            self.graph.revision,
+            embeddings=self.embeddings if embedded else None,
+            folder=self.settings.home / "derived",
+        )
 
     @cached_property
     def agent(self) -> CompiledStateGraph:
@@ -256,14 +288,17 @@ class ApiAtlas:
         from apiatlas.rag.ranking.pipeline import FieldIndexCache
 
         return FieldIndexCache(
-            self.embeddings,
-            partial(load_card_vectors, self.vector_store),
+            self.document_embeddings,
+            # Read from the store only when the index must be built (it is opened lazily).
+            lambda project, api: load_card_vectors(self.vector_store, project, api),
             folder=self.settings.home / "derived",
         )
 
     @cached_property
     def splitter(self) -> TokenSplitter:
         """The token-aware splitter, sized to the embedding model's window."""
+        from apiatlas.loaders.splitting import TokenSplitter
+
         return TokenSplitter(local_tokenizer(), max_tokens=LOCAL_MAX_TOKENS)
 
     def ingest(
@@ -292,6 +327,15 @@ class ApiAtlas:
             LoaderError: A source could not be read (names the file, pointer or URL).
             StoreError: A store failed; the graph is unchanged.
         """
+        # The loaders and the graph builder are imported here: a process that only asks questions
+        # never pays for them.
+        from apiatlas.graph.build.ingest import ingest_graph
+        from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
+        from apiatlas.loaders.crawl import crawl as crawl_site
+        from apiatlas.loaders.docs import load_docs
+        from apiatlas.loaders.openapi import load_openapi
+        from apiatlas.loaders.splitting import section_documents
+
         project = project or self.settings.project
         notify = progress or (lambda stage, done, total: None)
         started = perf_counter()
@@ -370,19 +414,27 @@ class ApiAtlas:
         # Built here, once per graph revision, so that no question pays for it (a no-op when
         # the revision's index is already on disk).
         self.field_indexes.get(self.graph, project, None)
+        self.retriever.refresh()
+        if report.vectors.changed:  # the revision may not have moved: replace its snapshot
+            self.corpus.rebuild(project)
+        else:
+            self.corpus.get(project)
         KnowledgeGraphRetriever(
-            store=self.graph, embeddings=self.embeddings, derived_dir=self.field_indexes.folder
+            store=self.graph,
+            embeddings=self.document_embeddings,
+            derived_dir=self.field_indexes.folder,
         ).warm(project)
         notify("ranking index", 1, 1)
         report.seconds["ranking"] = perf_counter() - mark
         report.seconds["total"] = perf_counter() - started
-        self.retriever.refresh()
         if key is not None and self._manifest is not None:
             self._remember_ingest(self._manifest, project, key, locations, specs, report)
         return report
 
     def _ingest_settings(self, api: str | None) -> list[object]:
         """What, beside the input files, decides what an ingest stores."""
+        from apiatlas.loaders.cards import CARD_TOKENS
+
         s = self.settings
         return [api, s.graph, s.vectors, s.neo4j_uri, s.neo4j_database, s.embeddings,
                 s.openai_model, CARD_TOKENS, bool(s.database_url)]
@@ -444,6 +496,8 @@ class ApiAtlas:
         self.graph.close()
         if "memory_store" in self.__dict__ and self._memory_store is None:
             close_memory_store(self.__dict__.pop("memory_store"))
+        while self._closers:
+            self._closers.pop()()
 
     def __enter__(self) -> ApiAtlas:
         return self

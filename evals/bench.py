@@ -4,7 +4,7 @@ Reports, for the sample API and (when ``../shared/data`` is present) Square and 
 admin with its guides: first-ingest time and counts, unchanged re-ingest time, raw embedding
 throughput, the first ``ask`` after opening (it builds the per-project caches), and ``ask``
 latency median/p95 per agent route, cold (the question's embedding not cached) and warm (the
-same question again). Writes a dated Markdown file. The machine is shared and noisy: read
+same question again), against a plain Chroma ``similarity_search`` on the same questions. Writes a dated Markdown file. The machine is shared and noisy: read
 medians and ratios, not single numbers.
 """
 
@@ -112,6 +112,20 @@ def embedding_throughput(atlas: ApiAtlas, texts: list[str]) -> float:
     return len(texts) / (perf_counter() - started)
 
 
+def plain_search(atlas: ApiAtlas, ds: Dataset, repeat: int) -> list[float]:
+    """Milliseconds of a plain ``similarity_search(question, k=5)`` on the same Chroma, scoped
+    to the dataset's project, the question embedded each time: what a user of LangChain's
+    Chroma alone would wait for."""
+    out: list[float] = []
+    for question in ds.questions:
+        for _ in range(repeat):
+            getattr(atlas.embeddings, "clear", lambda: None)()
+            started = perf_counter()
+            atlas.vector_store.similarity_search(question, k=5, filter={"project": ds.name})
+            out.append((perf_counter() - started) * 1000)
+    return out
+
+
 def onnx_against_torch(questions: list[str], repeat: int) -> list[str]:
     """The ONNX model against sentence-transformers (torch) on the same questions: the lowest
     cosine between their vectors, and cold single-question latency of each, side by side."""
@@ -153,6 +167,7 @@ def run(shared: Path, repeat: int) -> str:
     cold: dict[tuple[str, str], list[float]] = defaultdict(list)
     warm: dict[tuple[str, str], list[float]] = defaultdict(list)
     first_ask: dict[str, float] = {}
+    plain: dict[str, list[float]] = defaultdict(list)
     with tempfile.TemporaryDirectory() as home:
         atlas = ApiAtlas(Settings(home=Path(home), project="bench"))
         with atlas:
@@ -180,6 +195,7 @@ def run(shared: Path, repeat: int) -> str:
                             result = atlas.ask(question, project=ds.name)
                             elapsed = (perf_counter() - started) * 1000
                             times[(ds.name, " → ".join(result.route))].append(elapsed)
+                plain[ds.name] = plain_search(atlas, ds, repeat)
             texts = [f"POST /v2/things/{i} creates thing number {i} with a name" for i in range(256)]
             throughput = embedding_throughput(atlas, texts)
     lines += [
@@ -214,6 +230,18 @@ def run(shared: Path, repeat: int) -> str:
         lines.append(f"| {name} | {route} | {len(values)} | {_stats(values)} | {_stats(hot)} |")
     for name, (values, hot) in sorted(per_dataset.items()):
         lines.append(f"| {name} | all | {len(values)} | {_stats(values)} | {_stats(hot)} |")
+    lines += [
+        "",
+        "## Against a plain Chroma `similarity_search` (cold, embedding included), same questions",
+        "",
+        "| dataset | plain median ms | plain p95 ms | `ask` cold median ms | ask / plain |",
+        "| --- | ---: | ---: | ---: | ---: |",
+        *(
+            f"| {name} | {_stats(plain[name])} | {statistics.median(per_dataset[name][0]):.1f} | "
+            f"**{statistics.median(per_dataset[name][0]) / statistics.median(plain[name]):.2f}** |"
+            for name in sorted(plain)
+        ),
+    ]
     questions = [q for ds in datasets(shared) for q in ds.questions]
     lines += ["", *onnx_against_torch(questions, repeat)]
     # ru_maxrss is in KiB on Linux: the peak resident size of this whole benchmark process.

@@ -51,6 +51,9 @@ CREATE INDEX IF NOT EXISTS memory_refs_by_match ON memory_refs (project, kind, m
 CREATE INDEX IF NOT EXISTS endpoints_by_signature
     ON nodes (project, json_extract(props, '$.method'), json_extract(props, '$.path'))
     WHERE label = 'Endpoint';
+CREATE INDEX IF NOT EXISTS endpoints_by_resource
+    ON nodes (project, json_extract(props, '$.resource'))
+    WHERE label = 'Endpoint';
 """
 
 PRAGMAS = ("PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 10000")
@@ -106,10 +109,10 @@ SELECT key, label, props FROM nodes WHERE project = ? AND label = ? AND scope = 
 """
 NODE = "SELECT key, label, props FROM nodes WHERE project = ? AND key = ?"
 
-FIND_ENDPOINTS = """
+_FIND_ENDPOINTS = """
 SELECT key, props FROM nodes
 WHERE project = ? AND label = 'Endpoint'
-  AND (? IS NULL OR json_extract(props, '$.resource') = ?)
+  AND {resource}
   AND (? IS NULL OR json_extract(props, '$.kind') = ?)
   AND (? IS NULL OR json_extract(props, '$.api') = ?)
 ORDER BY json_extract(props, '$.path'),
@@ -119,6 +122,12 @@ ORDER BY json_extract(props, '$.path'),
   key
 LIMIT ?
 """
+FIND_ENDPOINTS = _FIND_ENDPOINTS.format(resource="1")
+# A plain equality on the indexed expression, so that endpoints_by_resource answers it instead
+# of a scan of every endpoint of the project.
+FIND_ENDPOINTS_OF_RESOURCE = _FIND_ENDPOINTS.format(
+    resource="json_extract(props, '$.resource') = ?"
+)
 
 OUT_NEIGHBOURS = """
 SELECT e.dst, e.props, n.label, n.props FROM edges AS e

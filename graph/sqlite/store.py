@@ -204,9 +204,14 @@ class SqliteGraphStore(KnowledgeGraphStore):
         limit: int = 50,
     ) -> list[EndpointRef]:
         """See :meth:`KnowledgeGraphStore.find_endpoints`."""
-        params = (project, resource, resource, kind, kind, api, api, limit)
+        tail = (kind, kind, api, api, limit)
         with self._read() as conn:
-            rows = conn.execute(q.FIND_ENDPOINTS, params).fetchall()
+            if resource is None:
+                rows = conn.execute(q.FIND_ENDPOINTS, (project, *tail)).fetchall()
+            else:
+                rows = conn.execute(
+                    q.FIND_ENDPOINTS_OF_RESOURCE, (project, resource, *tail)
+                ).fetchall()
         return [endpoint_ref(k, json.loads(p)) for k, p in rows]
 
     def _linked(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
 from langchain_core.documents import Document
@@ -39,7 +38,6 @@ from apiatlas.rag.ranking.pipeline import (
 from apiatlas.rag.memory.agent import MEMORY_UNAVAILABLE_NOTE, MemoryStep
 from apiatlas.rag.memory.precedence import TeamMemory
 from apiatlas.rag.agent.state import AgentState
-from apiatlas.rag.retrieval.dense import load_card_vectors
 
 GRAPH_UNAVAILABLE = "graph unavailable"
 VECTORS_UNAVAILABLE = "dense search unavailable, lexical only"
@@ -94,7 +92,7 @@ class GraphRagNodes:
         )
         self.memory_step = MemoryStep(store, self.default_context)
         if cards is None and isinstance(vector_retriever, HybridRetriever):
-            cards = partial(load_card_vectors, vector_retriever.vector_store)
+            cards = vector_retriever.card_vectors
         self.fields = field_indexes or FieldIndexCache(embeddings, cards)
         self.model = model or load_model()
 

@@ -118,11 +118,14 @@ def build_pool(
     explicit = {r.key for r in graph if r.score >= EXPLICIT_SCORE}
 
     similar = index.similarities(query_vector) if query_vector is not None else {}
-    dense_rank: dict[str, dict[int, int]] = {}
+    dense_rank: dict[str, np.ndarray] = {}
     by_dense: list[int] = []
+    best_similarity = {name: float(sims.max()) for name, sims in similar.items()}
     for name, sims in similar.items():
         ranked = np.argsort(-sims, kind="stable")
-        dense_rank[name] = {int(p): r for r, p in enumerate(ranked, 1)}
+        # Rank of every endpoint (1 = most similar): the inverse of the sorting permutation.
+        dense_rank[name] = np.empty(len(ranked), dtype=np.int64)
+        dense_rank[name][ranked] = np.arange(1, len(ranked) + 1)
         by_dense += [int(p) for p in ranked[:LEXICAL_POOL]]
 
     order = [r.key for r in graph] + lexical
@@ -140,10 +143,14 @@ def build_pool(
         features["cov_head"] = index.coverage(query, position, ("name", "path"))
         for name in DENSE_FIELDS:
             sims = similar.get(name)
-            value = float(sims[position]) if sims is not None else 0.0
+            if sims is None:
+                features.update({f"{name}_dense": 0.0, f"{name}_dense_gap": 0.0,
+                                 f"{name}_dense_rr": 0.0})
+                continue
+            value = float(sims[position])
             features[f"{name}_dense"] = value
-            features[f"{name}_dense_gap"] = float(sims.max()) - value if sims is not None else 0.0
-            features[f"{name}_dense_rr"] = 1.0 / dense_rank[name][position] if sims is not None else 0.0
+            features[f"{name}_dense_gap"] = best_similarity[name] - value
+            features[f"{name}_dense_rr"] = 1.0 / int(dense_rank[name][position])
         features["text_rr"] = 1.0 / text_rank[position] if position in text_rank else 0.0
         features["graph_rr"] = 1.0 / graph_rank[key] if key in graph_rank else 0.0
         graph_score = by_key[key].score if key in by_key else 0.0

@@ -43,6 +43,7 @@ from apiatlas.graph.records import endpoint_ref
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_param, is_version, path_segments, singular, split_words
 from apiatlas.graph.lexicon import STOP_WORDS
+from apiatlas.rag.retrieval.embeddings import unit_rows
 
 FIELDS: tuple[str, ...] = ("name", "description", "path", "tag", "schema", "params", "docs")
 ALL = "all"
@@ -279,12 +280,11 @@ def build_field_index(
     dense: dict[str, np.ndarray] = {}
     if embeddings is not None and endpoints:
         for name, texts_of in dense_texts(endpoints).items():
-            matrix = np.asarray(embeddings.embed_documents(texts_of), dtype=np.float32)
-            dense[name] = _unit_rows(matrix)
+            dense[name] = unit_rows(embeddings.embed_documents(texts_of))
     if cards and endpoints:
         width = len(next(iter(cards.values())))
         rows = [cards.get((r.api, r.method, r.path)) or [0.0] * width for r in refs]
-        dense["card"] = _unit_rows(np.asarray(rows, dtype=np.float32))
+        dense["card"] = unit_rows(rows)
     return FieldIndex(
         endpoints=refs,
         fields=texts,
@@ -292,10 +292,6 @@ def build_field_index(
         resource_size=[per_resource[str(n.props.get("resource", ""))] for n in endpoints],
         dense=dense,
     )
-
-
-def _unit_rows(matrix: np.ndarray) -> np.ndarray:
-    return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
 
 
 def dense_texts(endpoints: Sequence[Node]) -> dict[str, list[str]]:

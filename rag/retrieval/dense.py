@@ -12,6 +12,7 @@ PostgreSQL + pgvector (:mod:`apiatlas.rag.retrieval.pgvector`) at ``Settings.dat
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import Document
@@ -163,14 +164,40 @@ def load_corpus(
         StoreError: The store cannot be read.
     """
     got = _get(vector_store, project, api, ["metadatas", "documents"])
-    docs = [
-        Document(page_content=text or "", metadata=dict(meta or {}), id=doc_id)
-        for doc_id, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+    return [doc for doc, _ in _in_order(got, [None] * len(got["ids"]))]
+
+
+def load_corpus_vectors(
+    vector_store: VectorStore, project: str
+) -> tuple[list[Document], list[list[float]]]:
+    """:func:`load_corpus` of the whole project, with each document's stored vector.
+
+    Raises:
+        UsageError: ``vector_store`` is neither Chroma nor PGVectorStore.
+        StoreError: The store cannot be read.
+    """
+    got = _get(vector_store, project, None, ["metadatas", "documents", "embeddings"])
+    pairs = _in_order(got, [_floats(v) for v in got["embeddings"]])
+    return [doc for doc, _ in pairs], [vector for _, vector in pairs]
+
+
+def _in_order(got: dict[str, Any], vectors: list[Any]) -> list[tuple[Document, Any]]:
+    pairs = [
+        (Document(page_content=text or "", metadata=dict(meta or {}), id=doc_id), vector)
+        for doc_id, text, meta, vector in zip(
+            got["ids"], got["documents"], got["metadatas"], vectors, strict=True
+        )
     ]
     # Both return storage order; sorting keeps BM25 tie-breaks reproducible across runs and
     # backends.
-    docs.sort(key=lambda d: (str(d.metadata.get("source", "")), str(d.id)))
-    return docs
+    pairs.sort(key=lambda pair: (str(pair[0].metadata.get("source", "")), str(pair[0].id)))
+    return pairs
+
+
+def _floats(vector: Any) -> list[float]:
+    if isinstance(vector, str):  # pgvector's text form, "[0.1,0.2,...]"
+        vector = json.loads(vector)
+    return [float(x) for x in vector]
 
 
 def load_card_vectors(
@@ -185,15 +212,22 @@ def load_card_vectors(
         StoreError: The store cannot be read.
     """
     got = _get(vector_store, project, api, ["metadatas", "embeddings"])
+    return card_vectors(got["metadatas"], got["embeddings"])
+
+
+def card_vectors(
+    metadatas: Sequence[Mapping[str, Any] | None], vectors: Sequence[Any], api: str | None = None
+) -> dict[tuple[str, str, str], list[float]]:
+    """:func:`load_card_vectors` of documents already read: their metadata and vectors."""
     out: dict[tuple[str, str, str], list[float]] = {}
-    for meta, vector in zip(got["metadatas"], got["embeddings"], strict=True):
+    for meta, vector in zip(metadatas, vectors, strict=True):
         meta = meta or {}
         if meta.get("kind") != "endpoint" or meta.get("chunk", 0) != 0:
             continue
-        if isinstance(vector, str):  # pgvector's text form, "[0.1,0.2,...]"
-            vector = json.loads(vector)
+        if api is not None and meta.get("api") != api:
+            continue
         key = (str(meta.get("api", "")), str(meta.get("method", "")), str(meta.get("path", "")))
-        out[key] = [float(x) for x in vector]
+        out[key] = _floats(vector)
     return out
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
@@ -122,10 +123,23 @@ class LazyEmbeddings(Embeddings):
         return self.inner.embed_query(text)
 
 
+def unit_rows(vectors: Sequence[Sequence[float]] | np.ndarray, dtype: type = np.float32) -> np.ndarray:
+    """``vectors`` as a matrix of unit rows (a zero row stays zero; no rows gives shape (0, 0))."""
+    matrix = np.asarray(vectors, dtype=dtype)
+    if matrix.ndim != 2:
+        matrix = matrix.reshape(len(matrix), -1) if matrix.size else matrix.reshape(0, 0)
+    return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+
+
 def model_id(embeddings: Embeddings) -> str:
-    """A name for the model behind ``embeddings`` (through the query cache): what files of its
-    vectors are keyed by, so that another model never reads them."""
-    inner = getattr(embeddings, "inner", embeddings)
+    """A name for the model behind ``embeddings`` (through the query and document caches): what
+    files of its vectors are keyed by, so that another model never reads them."""
+    inner = embeddings
+    while True:  # through every wrapper: document cache, query cache, lazy loading
+        wrapped = getattr(inner, "underlying_embeddings", None) or getattr(inner, "inner", None)
+        if not isinstance(wrapped, Embeddings):
+            break
+        inner = wrapped
     found = getattr(inner, "model_id", None) or getattr(inner, "model", None)
     return str(found or type(inner).__name__)
 

@@ -23,7 +23,13 @@ from pydantic import PrivateAttr
 
 from apiatlas.errors import StoreError, UsageError
 from apiatlas.rag.retrieval.lexical import BM25Retriever
-from apiatlas.rag.retrieval.dense import load_corpus, scope_filter
+from apiatlas.rag.retrieval.dense import (
+    card_vectors,
+    load_card_vectors,
+    load_corpus,
+    scope_filter,
+)
+from apiatlas.rag.retrieval.snapshot import CorpusCache
 
 Strategy = Literal["bm25", "dense", "hybrid"]
 
@@ -114,7 +120,11 @@ class HybridRetriever(BaseRetriever):
 
     Attributes:
         vector_store: The store written by :class:`~apiatlas.rag.retrieval.dense.VectorIndex`:
-            Chroma or PGVectorStore (both report cosine distances).
+            Chroma or PGVectorStore (both report cosine distances). Optional when ``corpus``
+            has embeddings: it then answers both halves.
+        corpus: The projects' stored snapshots (:class:`CorpusCache`): BM25 reads their
+            lexical indexes instead of reading and tokenising the store's documents, and, when
+            the cache has embeddings, the dense half searches their vectors exactly.
         k: How many fused documents to return.
         project: Project to search.
         api: Restrict to one API of the project, or ``None`` for all.
@@ -126,7 +136,8 @@ class HybridRetriever(BaseRetriever):
             facility") cannot outvote the dense ranking; ``False`` gives plain RRF.
     """
 
-    vector_store: VectorStore
+    vector_store: VectorStore | None = None
+    corpus: CorpusCache | None = None
     k: int = 8
     project: str = "default"
     api: str | None = None
@@ -137,18 +148,37 @@ class HybridRetriever(BaseRetriever):
     _bm25: dict[tuple[str, str | None], BM25Retriever] = PrivateAttr(default_factory=dict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
+    def model_post_init(self, context: Any, /) -> None:
+        """Check that something can answer the dense half."""
+        if self.vector_store is None and (self.corpus is None or self.corpus.embeddings is None):
+            raise UsageError(
+                "HybridRetriever needs a vector_store, or a corpus cache with embeddings."
+            )
+
     def refresh(self) -> None:
-        """Forget the cached BM25 indexes; call after indexing so new documents are seen."""
+        """Forget the cached BM25 indexes and snapshots; call after indexing so new documents
+        are seen."""
         with self._lock:
             self._bm25.clear()
+        if self.corpus is not None:
+            self.corpus.clear()
 
     def bm25_for(self, project: str, api: str | None = None) -> BM25Retriever:
-        """The (cached) BM25 retriever over every stored document of ``project``/``api``."""
+        """The BM25 retriever over every stored document of ``project``/``api`` (from the
+        corpus snapshot when there is a cache; else read from the store once and cached)."""
         key = (project, api)
+        if self.corpus is not None:
+            snapshot = self.corpus.get(project, api)
+            with self._lock:
+                kept = self._bm25.get(key)
+                if kept is None or kept.index is not snapshot.lexical:
+                    kept = BM25Retriever(docs=snapshot.docs, index=snapshot.lexical, k=self.fetch_k)
+                    self._bm25[key] = kept
+                return kept
         with self._lock:
             # Built under the lock: concurrent first queries would otherwise each read the corpus.
             if key not in self._bm25:
-                docs = load_corpus(self.vector_store, project=project, api=api)
+                docs = load_corpus(self._store(), project=project, api=api)
                 self._bm25[key] = BM25Retriever.from_documents(docs, k=self.fetch_k)
             return self._bm25[key]
 
@@ -209,12 +239,34 @@ class HybridRetriever(BaseRetriever):
     def _bm25_half(self, query: str, project: str, api: str | None) -> list[Document]:
         return self.bm25_for(project, api).rank(query, self.fetch_k)
 
+    def card_vectors(
+        self, project: str, api: str | None = None
+    ) -> dict[tuple[str, str, str], list[float]]:
+        """The stored vectors of the project's endpoint card heads (see
+        :func:`~apiatlas.rag.retrieval.dense.load_card_vectors`), from the vector store, or
+        read through the corpus cache when there is no store at hand."""
+        if self.vector_store is not None or self.corpus is None:
+            return load_card_vectors(self._store(), project, api)
+        docs, vectors = self.corpus.read(project)
+        return card_vectors([d.metadata for d in docs], vectors, api)
+
+    def _store(self) -> VectorStore:
+        if self.vector_store is None:
+            raise UsageError("this HybridRetriever has no vector_store to read documents from")
+        return self.vector_store
+
     def _dense_half(self, query: str, project: str, api: str | None) -> list[Document]:
-        where = scope_filter(self.vector_store, project, api)
+        if self.corpus is not None and self.corpus.embeddings is not None:
+            vector = self.corpus.embeddings.embed_query(query)
+            return [
+                Document(page_content=doc.page_content,
+                         metadata={**doc.metadata, "dense_score": similarity}, id=doc.id)
+                for doc, similarity in self.corpus.get(project, api).nearest(vector, self.fetch_k)
+            ]
+        store = self._store()
+        where = scope_filter(store, project, api)
         try:
-            pairs = self.vector_store.similarity_search_with_score(
-                query, k=self.fetch_k, filter=where
-            )
+            pairs = store.similarity_search_with_score(query, k=self.fetch_k, filter=where)
         except Exception as e:
             if is_unavailable(e):
                 raise DenseSearchUnavailable(

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -18,8 +22,6 @@ from langchain_core.callbacks import (
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
-from pydantic import PrivateAttr
-from rank_bm25 import BM25Okapi
 
 from apiatlas.graph.lexicon import STOP_WORDS
 from apiatlas.graph.words import singular
@@ -69,6 +71,147 @@ def document_tokens(doc: Document) -> list[str]:
     return identifier_tokens("\n".join(p for p in parts if isinstance(p, str) and p))
 
 
+class LexicalIndex:
+    """BM25Okapi statistics of a tokenised corpus, stored column-wise (term -> documents).
+
+    Scores equal ``rank_bm25.BM25Okapi``'s (k1 1.5, b 0.75, idf floored at 0.25 x the average
+    idf), but a query only touches the documents that contain its tokens, and the index
+    round-trips through an ``.npz`` file, so a process that opens a project reads it instead of
+    tokenising the corpus again.
+
+    Attributes:
+        terms: Token -> column, in order of first appearance in the corpus.
+        indptr: Column ``c``'s documents are ``rows[indptr[c]:indptr[c + 1]]`` (ascending).
+        rows: Document numbers, column after column.
+        counts: How often the column's token occurs in each of those documents.
+        ranks: Where the token first appears among each of those documents' distinct tokens
+            (so that a subset orders its columns exactly as a new build would).
+        lengths: Tokens per document.
+        idf: Per column, the floored inverse document frequency.
+    """
+
+    K1 = 1.5
+    B = 0.75
+    EPSILON = 0.25
+
+    def __init__(
+        self,
+        terms: dict[str, int],
+        indptr: np.ndarray,
+        rows: np.ndarray,
+        counts: np.ndarray,
+        ranks: np.ndarray,
+        lengths: np.ndarray,
+    ) -> None:
+        self.terms = terms
+        self.indptr = indptr
+        self.rows = rows
+        self.counts = counts
+        self.ranks = ranks
+        self.lengths = lengths
+        n = len(lengths)
+        self.avgdl = float(lengths.sum()) / n if n else 0.0
+        # Python floats, summed in column order: the same values as rank_bm25's dict loop.
+        frequencies = np.diff(indptr).tolist()
+        idf = [math.log(n - df + 0.5) - math.log(df + 0.5) for df in frequencies]
+        floor = self.EPSILON * (sum(idf) / len(idf)) if idf else 0.0
+        self.idf = np.array([v if v >= 0 else floor for v in idf], dtype=np.float64)
+
+    @classmethod
+    def build(cls, corpus: Sequence[Sequence[str]]) -> LexicalIndex:
+        """Index ``corpus``, one token list per document."""
+        terms: dict[str, int] = {}
+        postings: list[list[tuple[int, int, int]]] = []
+        for row, tokens in enumerate(corpus):
+            for rank, (token, count) in enumerate(Counter(tokens).items()):
+                column = terms.setdefault(token, len(terms))
+                if column == len(postings):
+                    postings.append([])
+                postings[column].append((row, count, rank))
+        indptr = np.zeros(len(postings) + 1, dtype=np.int64)
+        indptr[1:] = np.cumsum([len(p) for p in postings])
+        flat = [pair for column in postings for pair in column]
+        table = np.array(flat, dtype=np.int64).reshape(-1, 3)
+        lengths = np.array([len(tokens) for tokens in corpus], dtype=np.int64)
+        return cls(terms, indptr, *(table[:, i].copy() for i in range(3)), lengths)
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def documents_with(self, token: str) -> np.ndarray:
+        """The documents containing ``token``, ascending."""
+        column = self.terms.get(token)
+        if column is None:
+            return self.rows[:0]
+        return self.rows[self.indptr[column]:self.indptr[column + 1]]
+
+    def term_idf(self, token: str) -> float | None:
+        """The floored idf of ``token``; ``None`` when no document has it."""
+        column = self.terms.get(token)
+        return None if column is None else float(self.idf[column])
+
+    def scores(self, query: Sequence[str]) -> np.ndarray:
+        """BM25 of every document for ``query``'s tokens (a repeated token counts again)."""
+        score = np.zeros(len(self.lengths))
+        for token in query:
+            column = self.terms.get(token)
+            if column is None:
+                continue
+            span = slice(self.indptr[column], self.indptr[column + 1])
+            rows, freq = self.rows[span], self.counts[span]
+            # rank_bm25's expression, term for term, on the documents that have the token.
+            score[rows] += self.idf[column] * (freq * (self.K1 + 1) / (
+                freq + self.K1 * (1 - self.B + self.B * self.lengths[rows] / self.avgdl)))
+        return score
+
+    def subset(self, keep: Sequence[int]) -> LexicalIndex:
+        """The index of documents ``keep`` (ascending), renumbered from 0, with statistics over
+        those documents only."""
+        number = np.full(len(self.lengths), -1, dtype=np.int64)
+        number[np.asarray(keep, dtype=np.int64)] = np.arange(len(keep))
+        columns = np.repeat(np.arange(len(self.terms)), np.diff(self.indptr))
+        mapped = number[self.rows]
+        mask = mapped >= 0
+        counts_per_column = np.bincount(columns[mask], minlength=len(self.terms))
+        present = np.flatnonzero(counts_per_column)
+        # Columns in order of first appearance among the kept documents, as a new build would:
+        # by the first kept document that has the token, then by its place in that document.
+        place = mapped * (int(self.ranks.max(initial=0)) + 1) + self.ranks
+        first = np.full(len(self.terms), np.iinfo(np.int64).max)
+        np.minimum.at(first, columns[mask], place[mask])
+        order = present[np.argsort(first[present], kind="stable")]
+        names = list(self.terms)
+        new_column = np.full(len(self.terms), -1, dtype=np.int64)
+        new_column[order] = np.arange(len(order))
+        kept_columns = new_column[columns[mask]]
+        sort = np.lexsort((mapped[mask], kept_columns))
+        indptr = np.zeros(len(order) + 1, dtype=np.int64)
+        indptr[1:] = np.cumsum(counts_per_column[order])
+        return LexicalIndex(
+            {names[c]: i for i, c in enumerate(order.tolist())},
+            indptr,
+            mapped[mask][sort],
+            self.counts[mask][sort],
+            self.ranks[mask][sort],
+            self.lengths[np.asarray(keep, dtype=np.int64)],
+        )
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The index as arrays (for ``np.savez``; no pickles)."""
+        text = "\n".join(self.terms).encode("utf-8")
+        return {"terms": np.frombuffer(text, dtype=np.uint8), "indptr": self.indptr,
+                "rows": self.rows, "counts": self.counts, "ranks": self.ranks,
+                "lengths": self.lengths}
+
+    @classmethod
+    def from_arrays(cls, data: Mapping[str, np.ndarray]) -> LexicalIndex:
+        """The index :meth:`arrays` wrote."""
+        text = data["terms"].tobytes().decode("utf-8")
+        names = text.split("\n") if text else []
+        return cls({t: i for i, t in enumerate(names)}, data["indptr"], data["rows"],
+                   data["counts"], data["ranks"], data["lengths"])
+
+
 class BM25Retriever(BaseRetriever):
     """BM25Okapi over :func:`identifier_tokens`, returning only documents that share a token.
 
@@ -81,20 +224,17 @@ class BM25Retriever(BaseRetriever):
     Attributes:
         docs: The corpus, in ranking tie-break order.
         k: How many documents to return.
+        index: The corpus's :class:`LexicalIndex` (built from ``docs`` when not given).
     """
 
     docs: list[Document]
     k: int = 10
-    _bm25: BM25Okapi | None = PrivateAttr(default=None)
-    _vocab: list[frozenset[str]] = PrivateAttr(default_factory=list)
+    index: LexicalIndex | None = None
 
     def model_post_init(self, context: Any, /) -> None:
-        """Tokenise the corpus once."""
-        corpus = [document_tokens(doc) for doc in self.docs]
-        self._vocab = [frozenset(tokens) for tokens in corpus]
-        # BM25Okapi divides by the average length and the vocabulary size: both must be > 0.
-        if any(corpus):
-            self._bm25 = BM25Okapi(corpus)
+        """Tokenise the corpus once, unless its index came with it."""
+        if self.index is None:
+            self.index = LexicalIndex.build([document_tokens(doc) for doc in self.docs])
 
     @classmethod
     def from_documents(cls, docs: list[Document], *, k: int = 10, **kwargs: Any) -> BM25Retriever:
@@ -105,18 +245,22 @@ class BM25Retriever(BaseRetriever):
         """The best ``k`` documents for ``query``; empty when no query token is in the corpus."""
         limit = self.k if k is None else k
         terms = query_terms(query)
-        if self._bm25 is None or not terms or limit <= 0:
+        index = self.index
+        if index is None or not index.terms or not terms or limit <= 0:
             return []
-        wanted = {token for term in terms for token in term}
-        scores = self._bm25.get_scores(identifier_tokens(query))
         # Presence, not score > 0: with tiny corpora BM25Okapi's idf floor can be negative.
-        hits = [i for i, vocab in enumerate(self._vocab) if not wanted.isdisjoint(vocab)]
-        hits.sort(key=lambda i: -float(scores[i]))
-        weights = [_term_weight(self._bm25, term) for term in terms]
+        having = {token: index.documents_with(token)
+                  for token in dict.fromkeys(t for term in terms for t in term)}
+        hits = np.unique(np.concatenate([index.rows[:0], *having.values()]))
+        scores = index.scores(identifier_tokens(query))
+        best = hits[np.argsort(-scores[hits], kind="stable")][:limit].tolist()
+        members = {token: set(rows.tolist()) for token, rows in having.items()}
+        weights = [_term_weight(index, term) for term in terms]
         total = sum(weights)
         found = []
-        for i in hits[:limit]:
-            matched = sum(w for w, t in zip(weights, terms) if not self._vocab[i].isdisjoint(t))
+        for i in best:
+            matched = sum(w for w, term in zip(weights, terms)
+                          if any(i in members[t] for t in term))
             doc = self.docs[i]
             meta = {**doc.metadata, "score": float(scores[i]), "coverage": matched / total}
             found.append(Document(page_content=doc.page_content, metadata=meta, id=doc.id))
@@ -137,10 +281,10 @@ class BM25Retriever(BaseRetriever):
         return await run_in_executor(None, self.rank, query, k)
 
 
-def _term_weight(bm25: BM25Okapi, term: tuple[str, ...]) -> float:
-    idfs = [bm25.idf[t] for t in term if t in bm25.idf]
+def _term_weight(index: LexicalIndex, term: tuple[str, ...]) -> float:
+    idfs = [idf for t in term if (idf := index.term_idf(t)) is not None]
     if not idfs:
         # Unknown to the corpus: weigh it like a word found in no document at all.
-        return math.log((bm25.corpus_size + 0.5) / 0.5)
+        return math.log((len(index) + 0.5) / 0.5)
     # Floored: a word in most documents still counts a little (BM25Okapi's floor can be < 0).
     return max(max(idfs), 0.01)

@@ -4,15 +4,16 @@ then embedding similarity.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Sequence
 from typing import Literal
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel
 
 from apiatlas.graph.model import ResourceInfo
 from apiatlas.graph.words import singular, split_words
+from apiatlas.rag.retrieval.embeddings import unit_rows
 
 # Calibrated with all-MiniLM-L6-v2 against the sample API's resource names and aliases
 # (carrier, location, quote, shipment, tracking event, webhook + their prose aliases), cosine of
@@ -86,7 +87,7 @@ class ResourceMatcher:
             vectors = embeddings.embed_documents(self._texts) if self._texts else []
         self.vectors = [list(v) for v in vectors]
         """The embedded names, in name order (what a later matcher may be given back)."""
-        self._vectors = [_unit(v) for v in vectors]
+        self._vectors = unit_rows(self.vectors, np.float64)
 
     def match(
         self, terms: Sequence[str], *, names: Collection[str] = ()
@@ -119,7 +120,7 @@ class ResourceMatcher:
                     resource=self.resources[i], term=term, score=1.0, how="lexical"
                 ))
         pending = [t for t in pending if not set(t.split()) <= covered]
-        if pending and self._vectors:
+        if pending and len(self._vectors):
             for term, scores in zip(pending, self.similarities(pending)):
                 best = max(range(len(scores)), key=scores.__getitem__)
                 if scores[best] >= self.threshold:
@@ -132,12 +133,14 @@ class ResourceMatcher:
 
     def similarities(self, terms: Sequence[str]) -> list[list[float]]:
         """Cosine similarity of each term to each known resource name (rows follow ``terms``)."""
-        vectors = [_unit(v) for v in self._embeddings.embed_documents(list(terms))]
-        return [[sum(a * b for a, b in zip(v, r)) for r in self._vectors] for v in vectors]
+        if not len(self._vectors):
+            return [[] for _ in terms]
+        vectors = unit_rows(self._embeddings.embed_documents(list(terms)), np.float64)
+        return (vectors @ self._vectors.T).tolist()  # type: ignore[no-any-return]
 
     def closest(self, terms: Sequence[str], n: int = 3) -> list[ResourceInfo]:
         """The resources nearest to ``terms`` regardless of threshold (for "did you mean")."""
-        if not terms or not self._vectors:
+        if not terms or not len(self._vectors):
             return []
         best: dict[int, float] = {}
         for scores in self.similarities(terms):
@@ -152,8 +155,3 @@ class ResourceMatcher:
         old = matches.get(match.resource.key)
         if old is None or match.score > old.score:
             matches[match.resource.key] = match
-
-
-def _unit(vector: Sequence[float]) -> list[float]:
-    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
-    return [x / norm for x in vector]

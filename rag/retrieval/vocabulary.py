@@ -45,7 +45,7 @@ class Vocabulary:
 
     def __init__(self, words: Iterable[str]) -> None:
         known: set[str] = set()
-        for word in words:
+        for word in set(words):  # each distinct word once: a spec repeats most of its words
             known |= word_forms(word)
         self.words = frozenset(w for w in known if w)
         self._by_initial: dict[str, list[str]] = {}
@@ -67,16 +67,13 @@ class Vocabulary:
         cls, store: KnowledgeGraphStore, project: str, api: str | None = None
     ) -> Vocabulary:
         """The words of every name and description of ``project`` (all APIs: guides span them)."""
-        words: list[str] = []
+        texts: set[str] = set()  # each distinct text once: field descriptions repeat a lot
         for label in _LABELS:
             for node in store.nodes(project, label):
                 if api is not None and node.props.get("api") not in (None, api):
                     continue
-                for prop in _TEXT_PROPS:
-                    value = node.props.get(prop)
-                    if value:
-                        words += split_words(str(value))
-        return cls(w for w in words if not w.isdigit())
+                texts.update(str(node.props[p]) for p in _TEXT_PROPS if node.props.get(p))
+        return cls(w for text in texts for w in split_words(text) if not w.isdigit())
 
     def __len__(self) -> int:
         return len(self.words)

@@ -28,7 +28,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_ingest_writes_the_index_and_a_new_process_reads_it(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    [saved] = (home / "derived").glob("*.npz")
+    [saved] = (home / "derived").glob("fields-*.npz")
     index = FieldIndex.load(saved)
     assert len(index) >= 30 and set(index.dense) == {"name", "about", "card"}
 
@@ -71,9 +71,9 @@ def test_a_changed_graph_replaces_the_old_file(home: Path, tmp_path: Path) -> No
         "openapi: 3.0.3\ninfo: {title: Extra, version: '1'}\npaths:\n  /widgets:\n"
         "    get: {operationId: listWidgets, summary: List widgets, responses: {'200': "
         "{description: ok}}}\n", encoding="utf-8")
-    before = sorted((home / "derived").glob("*.npz"))
+    before = sorted((home / "derived").glob("fields-*.npz"))
     with ApiAtlas(Settings(home=home, project="demo")) as atlas:
         atlas.ingest(openapi=[extra], project="demo")
-    after = sorted((home / "derived").glob("*.npz"))
+    after = sorted((home / "derived").glob("fields-*.npz"))
     assert len(after) == 1 and after != before
     assert any(r.path == "/widgets" for r in FieldIndex.load(after[0]).endpoints)
