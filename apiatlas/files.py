@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def partial_path(path: Path) -> Path:
@@ -24,3 +29,38 @@ def keep_only(path: Path, pattern: str) -> None:
     for other in path.parent.glob(pattern):
         if other != path:
             other.unlink(missing_ok=True)
+
+
+def revision_file(
+    folder: Path | None, kind: str, project: str, revision: str, model: str
+) -> Path | None:
+    """``<folder>/<kind>-<owner>-<version>.npz``: one file per project, graph revision and
+    embedding model (whose vectors another model must not read). ``None`` without a folder, or
+    before the project's first revision (nothing stable to key a file on)."""
+    if folder is None or not revision:
+        return None
+    owner = hashlib.sha256(project.encode("utf-8")).hexdigest()[:16]
+    version = hashlib.sha256(f"{revision}|{model}".encode()).hexdigest()[:16]
+    return folder / f"{kind}-{owner}-{version}.npz"
+
+
+def load_or_build(
+    path: Path | None,
+    load: Callable[[Path], T],
+    build: Callable[[], T],
+    save: Callable[[T, Path], None],
+    *,
+    fresh: bool = False,
+) -> T:
+    """What ``path`` holds, else (or when ``fresh``) a new build, saved there in place of the
+    project's older versions (see :func:`revision_file`)."""
+    if path is not None and path.exists() and not fresh:
+        try:
+            return load(path)
+        except (OSError, ValueError, KeyError):
+            pass  # unreadable (a crash mid-write, another version): build it again
+    found = build()
+    if path is not None:
+        save(found, path)
+        keep_only(path, "-".join(path.name.split("-")[:2]) + "-*.npz")
+    return found

@@ -3,14 +3,13 @@ for the code that trains and ablates the ranker outside the agent."""
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 
-from apiatlas.files import keep_only
+from apiatlas.files import load_or_build, revision_file
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.rag.ranking.features import Pool, build_pool
@@ -74,27 +73,17 @@ class FieldIndexCache:
             found = self._indexes.get((project, None))
             if found is not None and found[0] == revision:
                 return found[1]
-        path = self._path(project, revision)
-        if path is not None and path.exists():
-            try:
-                return FieldIndex.load(path)
-            except (OSError, ValueError, KeyError):
-                pass  # unreadable (a crash mid-write, another version): build it again
-        cards = self.cards(project, None) if self.cards is not None else None
-        index = build_field_index(store, project, None, self.embeddings, cards)
-        if path is not None:
-            index.save(path)
-            keep_only(path, "-".join(path.name.split("-")[:2]) + "-*.npz")
-        return index
-
-    def _path(self, project: str, revision: str) -> Path | None:
-        if self.folder is None or not revision:
-            return None
-        owner = hashlib.sha256(project.encode("utf-8")).hexdigest()[:16]
         # The vectors belong to one embedding model: another model must not read them.
         model = model_id(self.embeddings) if self.embeddings is not None else "none"
-        version = hashlib.sha256(f"{revision}|{model}".encode()).hexdigest()[:16]
-        return self.folder / f"fields-{owner}-{version}.npz"
+        return load_or_build(
+            revision_file(self.folder, "fields", project, revision, model),
+            FieldIndex.load,
+            lambda: build_field_index(
+                store, project, None, self.embeddings,
+                self.cards(project, None) if self.cards is not None else None,
+            ),
+            FieldIndex.save,
+        )
 
     def query_vector(self, question: str) -> list[float] | None:
         """The question's vector for the name similarities (``None`` without embeddings)."""

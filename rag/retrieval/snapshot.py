@@ -13,7 +13,6 @@ tokenising it again. It answers both halves of a hybrid search:
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import threading
@@ -25,7 +24,7 @@ import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from apiatlas.files import keep_only, write_atomic
+from apiatlas.files import load_or_build, revision_file, write_atomic
 from apiatlas.rag.retrieval.embeddings import model_id, unit_rows
 from apiatlas.rag.retrieval.lexical import LexicalIndex, document_tokens
 
@@ -164,22 +163,10 @@ class CorpusCache:
             self._snapshots.clear()
 
     def _project(self, project: str, revision: str, *, fresh: bool = False) -> CorpusSnapshot:
-        path = self._path(project, revision)
-        if path is not None and path.exists() and not fresh:
-            try:
-                return CorpusSnapshot.load(path)
-            except (OSError, ValueError, KeyError):
-                pass  # unreadable (a crash mid-write, another version): read the store again
-        docs, vectors = self.read(project)
-        snapshot = CorpusSnapshot.build(docs, vectors)
-        if path is not None:
-            snapshot.save(path)
-            keep_only(path, "-".join(path.name.split("-")[:2]) + "-*.npz")
-        return snapshot
-
-    def _path(self, project: str, revision: str) -> Path | None:
-        if self.folder is None or not revision:
-            return None  # no revision yet: nothing stable to key a file on
-        owner = hashlib.sha256(project.encode("utf-8")).hexdigest()[:16]
-        version = hashlib.sha256(f"{revision}|{self.model}".encode()).hexdigest()[:16]
-        return self.folder / f"corpus-{owner}-{version}.npz"
+        return load_or_build(
+            revision_file(self.folder, "corpus", project, revision, self.model),
+            CorpusSnapshot.load,
+            lambda: CorpusSnapshot.build(*self.read(project)),
+            CorpusSnapshot.save,
+            fresh=fresh,
+        )
