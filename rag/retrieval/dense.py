@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
@@ -169,16 +170,20 @@ def load_corpus(
 
 def load_corpus_vectors(
     vector_store: VectorStore, project: str
-) -> tuple[list[Document], list[list[float]]]:
-    """:func:`load_corpus` of the whole project, with each document's stored vector.
+) -> tuple[list[Document], np.ndarray]:
+    """:func:`load_corpus` of the whole project, with each document's stored vector (one
+    float32 row each, as both stores keep them).
 
     Raises:
         UsageError: ``vector_store`` is neither Chroma nor PGVectorStore.
         StoreError: The store cannot be read.
     """
     got = _get(vector_store, project, None, ["metadatas", "documents", "embeddings"])
-    pairs = _in_order(got, [_floats(v) for v in got["embeddings"]])
-    return [doc for doc, _ in pairs], [vector for _, vector in pairs]
+    pairs = _in_order(got, list(got["embeddings"]))
+    rows = [np.asarray(_floats(v) if isinstance(v, str) else v, dtype=np.float32)
+            for _, v in pairs]
+    matrix = np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+    return [doc for doc, _ in pairs], matrix
 
 
 def _in_order(got: dict[str, Any], vectors: list[Any]) -> list[tuple[Document, Any]]:

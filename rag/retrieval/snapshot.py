@@ -28,7 +28,7 @@ from apiatlas.files import load_or_build, revision_file, write_atomic
 from apiatlas.rag.retrieval.embeddings import model_id, unit_rows
 from apiatlas.rag.retrieval.lexical import LexicalIndex, document_tokens
 
-CorpusReader = Callable[[str], tuple[list[Document], list[Sequence[float]]]]
+CorpusReader = Callable[[str], tuple[list[Document], np.ndarray | Sequence[Sequence[float]]]]
 """``project -> (documents, their vectors)``, every stored document of the project in a stable
 order, e.g. a partial of :func:`~apiatlas.rag.retrieval.dense.load_corpus_vectors`."""
 
@@ -48,7 +48,9 @@ class CorpusSnapshot:
     lexical: LexicalIndex
 
     @classmethod
-    def build(cls, docs: list[Document], vectors: Sequence[Sequence[float]]) -> CorpusSnapshot:
+    def build(
+        cls, docs: list[Document], vectors: np.ndarray | Sequence[Sequence[float]]
+    ) -> CorpusSnapshot:
         """Index ``docs``; ``vectors[i]`` is the stored vector of ``docs[i]``."""
         lexical = LexicalIndex.build([document_tokens(d) for d in docs])
         return cls(docs, unit_rows(vectors) if docs else np.zeros((0, 0), np.float32), lexical)
