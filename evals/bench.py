@@ -4,8 +4,9 @@ Reports, for the sample API and (when ``../shared/data`` is present) Square and 
 admin with its guides: first-ingest time and counts, unchanged re-ingest time, raw embedding
 throughput, the first ``ask`` after opening (it builds the per-project caches), and ``ask``
 latency median/p95 per agent route, cold (the question's embedding not cached) and warm (the
-same question again), against a plain Chroma ``similarity_search`` on the same questions. Writes a dated Markdown file. The machine is shared and noisy: read
-medians and ratios, not single numbers.
+same question again), against a plain Chroma ``similarity_search`` on the same questions.
+Writes a dated Markdown file. The machine is shared and noisy: read medians and ratios, not
+single numbers.
 """
 
 from __future__ import annotations

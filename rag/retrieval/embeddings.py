@@ -123,7 +123,9 @@ class LazyEmbeddings(Embeddings):
         return self.inner.embed_query(text)
 
 
-def unit_rows(vectors: Sequence[Sequence[float]] | np.ndarray, dtype: type = np.float32) -> np.ndarray:
+def unit_rows(
+    vectors: Sequence[Sequence[float]] | np.ndarray, dtype: type = np.float32
+) -> np.ndarray:
     """``vectors`` as a matrix of unit rows (a zero row stays zero; no rows gives shape (0, 0))."""
     matrix = np.asarray(vectors, dtype=dtype)
     if matrix.ndim != 2:

@@ -76,7 +76,8 @@ class CorpusSnapshot:
         return [(self.docs[i], float(similarity[i])) for i in best.tolist()]
 
     def save(self, path: Path) -> None:
-        """Write the snapshot to ``path`` (one ``.npz``: arrays and JSON, no pickles), atomically."""
+        """Write the snapshot to ``path``, atomically: one ``.npz`` of arrays and JSON (no
+        pickles)."""
         docs = [[d.id, d.page_content, d.metadata] for d in self.docs]
         text = np.frombuffer(json.dumps(docs).encode("utf-8"), dtype=np.uint8)
         lexical = {f"lexical_{k}": v for k, v in self.lexical.arrays().items()}
