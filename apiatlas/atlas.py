@@ -37,7 +37,6 @@ from apiatlas.rag.retrieval.dense import (
     GROUP_KEY,
     IndexStats,
     VectorIndex,
-    load_card_vectors,
     load_corpus_vectors,
     open_vector_store,
     record_manager_url,
@@ -289,8 +288,9 @@ class ApiAtlas:
 
         return FieldIndexCache(
             self.document_embeddings,
-            # Read from the store only when the index must be built (it is opened lazily).
-            lambda project, api: load_card_vectors(self.vector_store, project, api),
+            # From the corpus snapshot, which the ingest writes first: the store is not read
+            # twice, and a question that finds both on disk never reads it at all.
+            lambda project, api: self.corpus.get(project).card_vectors(api),
             folder=self.settings.home / "derived",
         )
 
@@ -411,14 +411,15 @@ class ApiAtlas:
             self.memory(project).relink()
         mark = perf_counter()
         notify("ranking index", 0, 1)
-        # Built here, once per graph revision, so that no question pays for it (a no-op when
-        # the revision's index is already on disk).
-        self.field_indexes.get(self.graph, project, None)
+        # Built here, once per graph revision, so that no question pays for them (a no-op when
+        # the revision's files are already on disk). The snapshot first: the ranker's index
+        # takes the endpoints' vectors from it.
         self.retriever.refresh()
         if report.vectors.changed:  # the revision may not have moved: replace its snapshot
             self.corpus.rebuild(project)
         else:
             self.corpus.get(project)
+        self.field_indexes.get(self.graph, project, None)
         KnowledgeGraphRetriever(
             store=self.graph,
             embeddings=self.document_embeddings,

@@ -23,12 +23,7 @@ from pydantic import PrivateAttr
 
 from apiatlas.errors import StoreError, UsageError
 from apiatlas.rag.retrieval.lexical import BM25Retriever
-from apiatlas.rag.retrieval.dense import (
-    card_vectors,
-    load_card_vectors,
-    load_corpus,
-    scope_filter,
-)
+from apiatlas.rag.retrieval.dense import load_card_vectors, load_corpus, scope_filter
 from apiatlas.rag.retrieval.snapshot import CorpusCache
 
 Strategy = Literal["bm25", "dense", "hybrid"]
@@ -243,12 +238,11 @@ class HybridRetriever(BaseRetriever):
         self, project: str, api: str | None = None
     ) -> dict[tuple[str, str, str], list[float]]:
         """The stored vectors of the project's endpoint card heads (see
-        :func:`~apiatlas.rag.retrieval.dense.load_card_vectors`), from the vector store, or
-        read through the corpus cache when there is no store at hand."""
-        if self.vector_store is not None or self.corpus is None:
-            return load_card_vectors(self._store(), project, api)
-        docs, vectors = self.corpus.read(project)
-        return card_vectors([d.metadata for d in docs], vectors, api)
+        :func:`~apiatlas.rag.retrieval.dense.load_card_vectors`): from the corpus snapshot when
+        there is one, else from the vector store."""
+        if self.corpus is not None:
+            return self.corpus.get(project).card_vectors(api)
+        return load_card_vectors(self._store(), project, api)
 
     def _store(self) -> VectorStore:
         if self.vector_store is None:

@@ -17,7 +17,7 @@ import io
 import json
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +25,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.files import load_or_build, revision_file, write_atomic
+from apiatlas.rag.retrieval.dense import card_vectors
 from apiatlas.rag.retrieval.embeddings import model_id, unit_rows
 from apiatlas.rag.retrieval.lexical import LexicalIndex, document_tokens
 
@@ -35,17 +36,23 @@ order, e.g. a partial of :func:`~apiatlas.rag.retrieval.dense.load_corpus_vector
 
 @dataclass
 class CorpusSnapshot:
-    """The documents of a project (or one API of it), their unit vectors and lexical index.
+    """The documents of a project (or one API of it), their vectors and lexical index.
 
     Attributes:
         docs: The documents, in ranking tie-break order, with ``id`` set.
-        vectors: One unit row per document (float32).
+        vectors: One row per document (float32): the vector as the store keeps it, so that
+            what is read from here equals what is read from the store.
         lexical: BM25 statistics over the documents' :func:`document_tokens`.
     """
 
     docs: list[Document]
     vectors: np.ndarray
     lexical: LexicalIndex
+    _unit: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.vectors = np.asarray(self.vectors, dtype=np.float32)
+        self._unit = unit_rows(self.vectors) if len(self.docs) else self.vectors
 
     @classmethod
     def build(
@@ -53,7 +60,8 @@ class CorpusSnapshot:
     ) -> CorpusSnapshot:
         """Index ``docs``; ``vectors[i]`` is the stored vector of ``docs[i]``."""
         lexical = LexicalIndex.build([document_tokens(d) for d in docs])
-        return cls(docs, unit_rows(vectors) if docs else np.zeros((0, 0), np.float32), lexical)
+        matrix = np.asarray(vectors, dtype=np.float32) if docs else np.zeros((0, 0), np.float32)
+        return cls(docs, matrix.reshape(len(docs), -1) if docs else matrix, lexical)
 
     def __len__(self) -> int:
         return len(self.docs)
@@ -71,9 +79,14 @@ class CorpusSnapshot:
         if not len(self.docs) or k <= 0 or not self.vectors.shape[1]:
             return []
         q = np.asarray(query_vector, dtype=np.float32)
-        similarity = self.vectors @ (q / (float(np.linalg.norm(q)) or 1.0))
+        similarity = self._unit @ (q / (float(np.linalg.norm(q)) or 1.0))
         best = np.argsort(-similarity, kind="stable")[:k]
         return [(self.docs[i], float(similarity[i])) for i in best.tolist()]
+
+    def card_vectors(self, api: str | None = None) -> dict[tuple[str, str, str], list[float]]:
+        """The endpoint card heads' vectors, as
+        :func:`~apiatlas.rag.retrieval.dense.load_card_vectors` reads them from the store."""
+        return card_vectors([d.metadata for d in self.docs], self.vectors, api)
 
     def save(self, path: Path) -> None:
         """Write the snapshot to ``path``, atomically: one ``.npz`` of arrays and JSON (no
