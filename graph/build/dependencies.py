@@ -4,11 +4,17 @@ An endpoint needs a resource's id when it has a path parameter for it (``{locati
 ``{locationId}``, or a bare ``{id}`` / ``{sku}`` naming the preceding collection) or a required
 request-body field ending in ``_id``/``Id`` (``origin_location_id`` -> location). The providers of
 that id are the resource's create endpoints, then its list and search endpoints.
+
+A parameter that nearly every endpoint of the API needs is its scope, not a step of a task: the
+account every call runs in (``/v2/accounts/{accountId}/...``) comes with the credentials. Such a
+parameter gets no REQUIRES edges, so an answer does not tell the developer to create an account
+before each call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 
 from apiatlas.graph.model import Edge, OperationKindName
 from apiatlas.graph.build.resources import ResourceIndex, id_resource_phrase, resource_chain
@@ -16,6 +22,12 @@ from apiatlas.graph.words import is_param, param_name, path_segments, slug
 from apiatlas.loaders.models import ApiSpec, Endpoint
 
 PROVIDER_KINDS: tuple[OperationKindName, ...] = ("create", "list", "search")
+SCOPE_SHARE = 0.9
+"""The share of an API's endpoints that must need a parameter for it to count as the API's scope.
+
+Calibrated on the dev APIs (``python -m apiatlas.evals.scope``): the account parameters of two of
+them are needed by 94-98 % of their endpoints, and every other parameter by at most 81 % (most by
+under 40 %)."""
 
 
 def needed_resources(endpoint: Endpoint, index: ResourceIndex) -> list[tuple[str, str]]:
@@ -92,11 +104,15 @@ def requires_edges(
         for ep in sorted(spec.endpoints, key=lambda e: (e.deprecated, e.path, e.method)):
             if kinds[ep.key] == kind:
                 providers.setdefault(index.of_endpoint[ep.key], []).append(ep)
+    needs = {ep.key: needed_resources(ep, index) for ep in spec.endpoints}
+    scope = scope_parameters(needs.values(), len(spec.endpoints))
     edges: dict[tuple[str, str], Edge] = {}
     for ep in spec.endpoints:
         src = endpoint_key(ep)
         own = index.of_endpoint[ep.key]
-        for order, (param, resource) in enumerate(needed_resources(ep, index)):
+        for order, (param, resource) in enumerate(needs[ep.key]):
+            if (param, resource) in scope:
+                continue
             if resource == own and kinds[ep.key] == "create":
                 continue  # creating a thing cannot need that thing's id first
             for rank, provider in enumerate(providers.get(resource, [])):
@@ -105,3 +121,16 @@ def requires_edges(
                     props = {"param": param, "order": order, "rank": rank}
                     edges[(src, dst)] = Edge(src=src, type="REQUIRES", dst=dst, props=props)
     return [edges[k] for k in sorted(edges)]
+
+
+def scope_parameters(
+    needs: Iterable[list[tuple[str, str]]], endpoints: int
+) -> set[tuple[str, str]]:
+    """The ``(parameter, resource)`` pairs at least :data:`SCOPE_SHARE` of the endpoints need.
+
+    Args:
+        needs: Each endpoint's :func:`needed_resources`.
+        endpoints: How many endpoints the API has.
+    """
+    counts = Counter(pair for need in needs for pair in set(need))
+    return {pair for pair, n in counts.items() if n >= SCOPE_SHARE * endpoints}

@@ -71,6 +71,39 @@ def test_api_batch_keys_props_and_edges() -> None:
     assert {"HAS_RESOURCE", "HAS_ENDPOINT", "OF_KIND", "ACCEPTS", "HAS_FIELD", "TAGGED", "HAS_PARAMETER"} <= types
 
 
+NOUNS = ("envelope", "template", "folder", "brand", "group", "user", "contact", "report", "invoice", "payment")
+
+
+def _account_scoped(resources: int) -> ApiSpec:
+    """An API whose every call but the account's own creation runs under ``{accountId}``."""
+
+    def ep(method: str, path: str) -> Endpoint:
+        params = [ParameterInfo(name=p.strip("{}"), location="path", required=True, provenance=PROV)
+                  for p in path.split("/") if p.startswith("{")]
+        return Endpoint(method=method, path=path, parameters=params, provenance=PROV)
+
+    endpoints = [ep("POST", "/accounts")]
+    for noun in NOUNS[:resources]:
+        base = f"/accounts/{{accountId}}/{noun}s"
+        endpoints += [ep("POST", base), ep("GET", base + f"/{{{noun}Id}}")]
+    return ApiSpec(name="acct", title="Acct", spec_format="openapi 3.0.3", source="/s.yaml",
+                   endpoints=endpoints)
+
+
+def test_a_parameter_nearly_every_endpoint_needs_is_a_scope_not_a_prerequisite() -> None:
+    def requires(spec: ApiSpec) -> set[tuple[str, str]]:
+        batch = build_api_batch(spec, project="p")
+        edges = [e for e in batch.edges if e.type == "REQUIRES"]
+        return {(e.src.split("/", 2)[2], e.props["param"]) for e in edges}
+
+    # 20 of 21 endpoints need the account: it comes with the credentials, not from a call.
+    scoped = requires(_account_scoped(10))
+    assert scoped and all(param != "accountId" for _, param in scoped)
+    assert ("GET /accounts/{accountId}/brands/{brandId}", "brandId") in scoped
+    # 4 of 5 need it: below the share, so creating the account stays the first step.
+    assert ("POST /accounts/{accountId}/envelopes", "accountId") in requires(_account_scoped(2))
+
+
 def test_batches_are_deterministic() -> None:
     assert build_api_batch(_spec(), project="p") == build_api_batch(_spec(), project="p")
     keys = [n.key for n in build_api_batch(_spec(), project="p").nodes]
