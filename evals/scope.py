@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 from collections.abc import Sequence
 
 from apiatlas.evals.dataset import load_dataset
 from apiatlas.evals.homes import dataset_files
 from apiatlas.evals.train import DEV
-from apiatlas.graph.build.dependencies import SCOPE_SHARE, needed_resources
+from apiatlas.graph.build.dependencies import SCOPE_SHARE, need_shares, needed_resources
 from apiatlas.graph.build.resources import derive_resources
 from apiatlas.loaders.openapi import load_openapi
 
@@ -27,16 +26,16 @@ SHOWN = 3
 MARGIN = 0.05
 
 
-def parameter_shares(location: str) -> list[tuple[str, str, float]]:
-    """``(spec, parameter, share of the spec's endpoints needing it)``, most needed first."""
-    out: list[tuple[str, str, float]] = []
+def parameter_shares(location: str) -> dict[str, list[tuple[str, float]]]:
+    """Per spec at ``location``: ``(parameter (resource), share of its endpoints needing it)``,
+    most needed first."""
+    out: dict[str, list[tuple[str, float]]] = {}
     for spec in load_openapi(location):
         index = derive_resources(spec)
         needs = [needed_resources(ep, index) for ep in spec.endpoints]
-        counts = Counter(pair for need in needs for pair in set(need))
-        total = max(len(spec.endpoints), 1)
-        out += [(spec.name, f"{param} ({resource})", n / total)
-                for (param, resource), n in counts.most_common()]
+        shares = need_shares(needs, len(spec.endpoints))
+        out[spec.name] = [(f"{param} ({resource})", share)
+                          for (param, resource), share in shares.items()]
     return out
 
 
@@ -52,11 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if location in seen:
                 continue
             seen.add(location)
-            found = parameter_shares(location)
-            by_spec: dict[str, list[tuple[str, float]]] = {}
-            for spec, param, share in found:
-                by_spec.setdefault(spec, []).append((param, share))
-            for spec, params in by_spec.items():
+            for spec, params in parameter_shares(location).items():
                 top = ", ".join(f"{p} {s:.2f}" for p, s in params[:SHOWN])
                 print(f"{dataset.name:13} {spec:27} {top}")
                 shares += [(spec, p, s) for p, s in params]

@@ -123,14 +123,21 @@ def requires_edges(
     return [edges[k] for k in sorted(edges)]
 
 
-def scope_parameters(
+def need_shares(
     needs: Iterable[list[tuple[str, str]]], endpoints: int
-) -> set[tuple[str, str]]:
-    """The ``(parameter, resource)`` pairs at least :data:`SCOPE_SHARE` of the endpoints need.
+) -> dict[tuple[str, str], float]:
+    """Per ``(parameter, resource)`` pair, the share of the API's endpoints that need it.
 
     Args:
         needs: Each endpoint's :func:`needed_resources`.
         endpoints: How many endpoints the API has.
     """
     counts = Counter(pair for need in needs for pair in set(need))
-    return {pair for pair, n in counts.items() if n >= SCOPE_SHARE * endpoints}
+    return {pair: n / max(endpoints, 1) for pair, n in counts.most_common()}
+
+
+def scope_parameters(
+    needs: Iterable[list[tuple[str, str]]], endpoints: int
+) -> set[tuple[str, str]]:
+    """The ``(parameter, resource)`` pairs at least :data:`SCOPE_SHARE` of the endpoints need."""
+    return {pair for pair, share in need_shares(needs, endpoints).items() if share >= SCOPE_SHARE}
