@@ -20,7 +20,7 @@ from pathlib import Path
 from apiatlas.evals.dataset import load_dataset
 from apiatlas.evals.homes import dataset_files
 from apiatlas.evals.train import (
-    DATASETS, HOMES, VALIDATION, Example, collect, dev_datasets, train,
+    DATASETS, HOMES, VALIDATION, Example, collect, dev_datasets, stacked, train,
 )  # fmt: skip
 from apiatlas.graph.signatures import endpoint_key
 from apiatlas.rag.ranking.features import FEATURES, GROUPS
@@ -137,14 +137,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="ingested test dataset homes (kept apart from training's)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    dev = collect(dev_datasets(), args.homes)
+    dev = stacked(dev_datasets(), args.homes)
     held = [load_dataset(f) for f in dataset_files(DATASETS / "dev", VALIDATION)]
     test_sets = [load_dataset(f) for f in dataset_files(DATASETS / "test")]
-    # Validation sets (dev, never trained on) are scored like the test sets, by the full model.
-    scored = collect(held, args.homes) + collect(test_sets, args.test_homes)
-    splits = {**{ex.dataset: "dev" for ex in dev}, **{d.name: "dev" for d in held},
+    # Validation sets (dev, never trained on) are scored like the test sets, by the full model
+    # and its adapter (fitted on all of dev).
+    adapters = {d.name: dev.adapter for d in [*held, *test_sets]}
+    scored = collect(held, args.homes, adapters) + collect(test_sets, args.test_homes, adapters)
+    splits = {**{ex.dataset: "dev" for ex in dev.examples}, **{d.name: "dev" for d in held},
               **{d.name: "test" for d in test_sets}}
-    results = {name: evaluate(dev, scored, disabled) for name, disabled in variants().items()}
+    results = {name: evaluate(dev.examples, scored, disabled)
+               for name, disabled in variants().items()}
+    plain = collect(held, args.homes) + collect(test_sets, args.test_homes)
+    results["without the query adapter"] = evaluate(dev.plain, plain, ())
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "ablation.md").write_text(markdown(results, splits) + "\n", encoding="utf-8")
     (args.out / "ablation.json").write_text(

@@ -6,20 +6,28 @@ the same artifact byte for byte (fixed solver, no sampling, rounded coefficients
 
 Thresholds are chosen on out-of-fold predictions (each dev API scored by models fitted on the
 other dev APIs), so they reflect how the ranker does on an API it has not seen.
+
+The query adapter (:mod:`apiatlas.rag.ranking.adapter`) is stacked the same way: each dev API's
+candidate pools, on which the ranker is fitted, are built with an adapter fitted on the other dev
+APIs, so the ranker learns how far to trust adapted similarities on an API the adapter has not
+seen. The artifact carries the adapter fitted on all of them.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 import numpy as np
+from langchain_core.embeddings import Embeddings
+from langchain_core.vectorstores import VectorStore
 from sklearn.linear_model import LogisticRegression
 
 from apiatlas.config import Settings
@@ -27,7 +35,8 @@ from apiatlas.errors import UsageError
 from apiatlas.evals.dataset import Case, Dataset, load_dataset
 from apiatlas.evals.homes import dataset_atlas, dataset_files
 from apiatlas.graph.signatures import endpoint_key
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.retrieval.embeddings import load_embeddings, model_id
+from apiatlas.rag.ranking.adapter import QueryAdapter
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.rag.ranking.features import FEATURES, Pool
 from apiatlas.rag.ranking.model import (
@@ -39,7 +48,7 @@ from apiatlas.rag.ranking.model import (
     masked,
 )
 from apiatlas.rag.ranking.pipeline import FieldIndexCache, question_pool
-from apiatlas.rag.retrieval.dense import load_card_vectors
+from apiatlas.rag.retrieval.dense import load_card_texts
 
 DATASETS = Path(__file__).resolve().parent / "datasets"
 DEV = DATASETS / "dev"
@@ -57,15 +66,39 @@ MAX_FALSE_ABSTENTION = 0.05
 PRESENTED = 5
 
 
+ADAPTER_RANK = 32
+ADAPTER_DECAY = 0.03
+ADAPTER_EPOCHS = 200
+ADAPTER_TEMPERATURE = 0.05
+ADAPTER_RATE = 0.01
+"""The query adapter's rank, L2 penalty, full-batch Adam steps, softmax temperature and step
+size. Chosen on dev by ``python -m apiatlas.evals.train --sweep`` (out of fold: each of the 11
+dev APIs' top1 by the card vector alone, the adapter fitted on the other dev APIs), 2026-11-24:
+unadapted 0.428; rank 8 / 32 with penalty 0.001 overfit (0.320 / 0.371); rank 16 / 64 with
+penalty 0.03 0.476; rank 32 with penalty 0.01 / 0.1 0.470 / 0.451; rank 32 with penalty 0.03
+0.483, better on 8 of the 11 APIs and worse on 1. Temperature, steps and step size were not
+varied."""
+SWEEP: tuple[tuple[int, float], ...] = (
+    (8, 0.001), (16, 0.03), (32, 0.001), (32, 0.01), (32, 0.03), (32, 0.1), (64, 0.03),
+)
+"""The ``(rank, penalty)`` settings ``--sweep`` compares."""
+
+
 @dataclass
 class Example:
-    """One dev case with its candidate pool and labels."""
+    """One dev case with its candidate pool and labels.
+
+    ``query`` (the question's vector, unadapted) and ``cards`` (the card vectors of the pool's
+    candidates, one row each) are what the query adapter is fitted on; empty without
+    embeddings."""
 
     dataset: str
     case: Case
     pool: Pool
     labels: list[int | None]
     """Per candidate: 1 expected, 0 not wanted, ``None`` acceptable (left out of training)."""
+    query: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    cards: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
 
 def dev_datasets(folder: Path = DEV, names: Sequence[str] = ()) -> list[Dataset]:
@@ -80,21 +113,158 @@ def dev_datasets(folder: Path = DEV, names: Sequence[str] = ()) -> list[Dataset]
     return [load_dataset(f) for f in dataset_files(folder, names) if f.stem not in skipped]
 
 
-def collect(datasets: Sequence[Dataset], homes: Path = HOMES) -> list[Example]:
-    """Ingest each dataset into its home under ``homes`` and build every case's pool."""
+def collect(
+    datasets: Sequence[Dataset],
+    homes: Path = HOMES,
+    adapters: Mapping[str, QueryAdapter] | None = None,
+    embedded: dict[str, list[float]] | None = None,
+) -> list[Example]:
+    """Ingest each dataset into its home under ``homes`` and build every case's pool (with
+    ``adapters[dataset]``, when given), on card vectors embedded afresh
+    (:func:`fresh_card_vectors`; ``embedded`` is its memo, to share between calls)."""
     embeddings = load_embeddings(Settings())
+    embedded = {} if embedded is None else embedded
     examples: list[Example] = []
     for dataset in datasets:
+        adapter = (adapters or {}).get(dataset.name)
         with dataset_atlas(dataset, homes, embeddings) as atlas:
             graph = KnowledgeGraphRetriever(store=atlas.graph, embeddings=atlas.embeddings)
             fields = FieldIndexCache(
-                atlas.embeddings, partial(load_card_vectors, atlas.vector_store)
+                atlas.embeddings,
+                partial(fresh_card_vectors, atlas.vector_store, embeddings, embedded),
             )
+            index = fields.get(atlas.graph, dataset.name, None)
+            card_rows = index.dense.get("card")
             for case in dataset.cases:
                 pool = question_pool(case.question, graph=graph, fields=fields,
-                                     project=dataset.name)
-                examples.append(Example(dataset.name, case, pool, labels(case, pool)))
+                                     project=dataset.name, adapter=adapter)
+                example = Example(dataset.name, case, pool, labels(case, pool))
+                query = fields.query_vector(case.question)
+                positions = [index.position(ref.key) for ref in pool.refs]
+                if query is not None and card_rows is not None and None not in positions:
+                    example.query = np.asarray(query, dtype=np.float64)
+                    example.cards = card_rows[positions].astype(np.float64)
+                examples.append(example)
     return examples
+
+
+def fresh_card_vectors(
+    vector_store: VectorStore,
+    embeddings: Embeddings,
+    embedded: dict[str, list[float]],
+    project: str,
+    api: str | None = None,
+) -> dict[tuple[str, str, str], list[float]]:
+    """The card vectors training reads, keyed like
+    :func:`~apiatlas.rag.retrieval.dense.load_card_vectors`, embedded afresh instead of read
+    from the store.
+
+    A stored vector depends in its last bits on the batch it was embedded in at ingest, and so
+    on what the home held before; the adapter's fit and the thresholds carry such differences
+    into the artifact's rounded numbers. Here the texts not yet in ``embedded`` (a memo shared
+    by one training run) are embedded in one batch in sorted order, so every run from the same
+    files gives the same vectors, whatever the homes went through.
+    """
+    texts = load_card_texts(vector_store, project, api)
+    todo = sorted({t for t in texts.values() if t not in embedded})
+    if todo:
+        embedded.update(zip(todo, embeddings.embed_documents(todo), strict=True))
+    return {key: embedded[text] for key, text in texts.items()}
+
+
+def fit_adapter(
+    examples: Sequence[Example], model: str, rank: int = ADAPTER_RANK,
+    decay: float = ADAPTER_DECAY,
+) -> QueryAdapter:
+    """The query adapter that ranks each answerable case's expected candidates first by card
+    similarity (softmax over its pool), fitted by full-batch Adam from a fixed seed."""
+    import torch  # training only: scoring an adapter needs numpy alone
+
+    threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    # One thread and deterministic kernels: the same artifact on every run and machine. Both
+    # are process-wide settings, so they are put back for whatever else runs in this process.
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    try:
+        return _fit_adapter(examples, model, rank, decay)
+    finally:
+        torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(deterministic)
+
+
+def _fit_adapter(examples: Sequence[Example], model: str, rank: int, decay: float
+                 ) -> QueryAdapter:
+    import torch
+    cases = [(ex.query, ex.cards, np.array([label == 1 for label in ex.labels]))
+             for ex in examples if ex.case.answerable and len(ex.query) and len(ex.cards)]
+    cases = [(q, c, y) for q, c, y in cases if y.any()]
+    if not cases:
+        raise UsageError("no answerable dev case has vectors: the query adapter needs embeddings")
+    dim = len(cases[0][0])
+    size = max(len(y) for _, _, y in cases)
+    queries = torch.zeros(len(cases), dim, dtype=torch.float64)
+    cards = torch.zeros(len(cases), size, dim, dtype=torch.float64)
+    wanted = torch.zeros(len(cases), size, dtype=torch.bool)
+    present = torch.zeros(len(cases), size, dtype=torch.bool)
+    for i, (q, c, y) in enumerate(cases):
+        queries[i] = torch.from_numpy(q)
+        cards[i, : len(y)] = torch.from_numpy(c)
+        wanted[i, : len(y)] = torch.from_numpy(y)
+        present[i, : len(y)] = True
+    generator = torch.Generator().manual_seed(0)
+    up = torch.zeros(dim, rank, dtype=torch.float64, requires_grad=True)
+    down = (torch.randn(rank, dim, generator=generator, dtype=torch.float64) * 0.01)
+    down.requires_grad_(True)
+    optimiser = torch.optim.Adam([up, down], lr=ADAPTER_RATE)
+    for _ in range(ADAPTER_EPOCHS):
+        optimiser.zero_grad()
+        adapted = queries + (queries @ down.T) @ up.T
+        adapted = adapted / adapted.norm(dim=1, keepdim=True)
+        scores = torch.einsum("npd,nd->np", cards, adapted) / ADAPTER_TEMPERATURE
+        everything = torch.logsumexp(scores.masked_fill(~present, -1e9), dim=1)
+        expected = torch.logsumexp(scores.masked_fill(~wanted, -1e9), dim=1)
+        penalty = decay * ((up**2).sum() + (down**2).sum())
+        loss = (everything - expected).mean() + penalty
+        loss.backward()
+        optimiser.step()
+    adapter = QueryAdapter(model=model, up=up.detach().numpy(), down=down.detach().numpy())
+    return adapter.rounded()
+
+
+def sweep(examples: Sequence[Example], model: str) -> list[str]:
+    """Out-of-fold top1 by card similarity alone, unadapted and for each :data:`SWEEP`
+    setting: one line each, with the datasets it helps and hurts."""
+
+    def top1(adapters: Mapping[str, QueryAdapter] | None) -> dict[str, float]:
+        hits: dict[str, list[float]] = {}
+        for ex in examples:
+            if not ex.case.answerable or not len(ex.query) or not len(ex.cards):
+                continue
+            query = ex.query
+            if adapters is not None:
+                query = np.asarray(adapters[ex.dataset].apply(query, model))
+            best = int(np.argmax(ex.cards @ query))
+            hits.setdefault(ex.dataset, []).append(float(ex.labels[best] == 1))
+        return {name: sum(v) / len(v) for name, v in sorted(hits.items())}
+
+    base = top1(None)
+    lines = [f"unadapted: mean top1 {np.mean(list(base.values())):.3f}"]
+    names = sorted({ex.dataset for ex in examples})
+    for rank, decay in SWEEP:
+        scores = top1({name: fit_adapter([ex for ex in examples if ex.dataset != name], model,
+                                         rank, decay) for name in names})
+        better = sum(scores[n] > base[n] for n in base)
+        worse = sum(scores[n] < base[n] for n in base)
+        lines.append(f"rank {rank}, penalty {decay}: mean top1 "
+                     f"{np.mean(list(scores.values())):.3f} (better on {better}, worse on {worse})")
+    return lines
+
+
+def adapters_out_of_fold(examples: Sequence[Example], model: str) -> dict[str, QueryAdapter]:
+    """Per dev dataset, the query adapter fitted on the other dev datasets."""
+    names = sorted({ex.dataset for ex in examples})
+    return {name: fit_adapter([ex for ex in examples if ex.dataset != name], model)
+            for name in names}
 
 
 def labels(case: Case, pool: Pool) -> list[int | None]:
@@ -225,6 +395,31 @@ def train(examples: Sequence[Example], disabled: Sequence[str] = (),
     )
 
 
+@dataclass
+class Stacked:
+    """Dev examples for a ranker with a query adapter (see the module's docstring).
+
+    Attributes:
+        plain: Pools built without an adapter (what the adapter is fitted on).
+        examples: Pools built with each dataset's out-of-fold adapter (what the ranker is
+            fitted on).
+        adapter: The adapter fitted on every dataset (the artifact's).
+    """
+
+    plain: list[Example]
+    examples: list[Example]
+    adapter: QueryAdapter
+
+
+def stacked(datasets: Sequence[Dataset], homes: Path = HOMES) -> Stacked:
+    """Collect ``datasets`` twice: plainly, then with out-of-fold query adapters."""
+    embedded: dict[str, list[float]] = {}
+    plain = collect(datasets, homes, embedded=embedded)
+    model = model_id(load_embeddings(Settings()))
+    examples = collect(datasets, homes, adapters_out_of_fold(plain, model), embedded)
+    return Stacked(plain, examples, fit_adapter(plain, model))
+
+
 def digest(datasets: Sequence[Dataset]) -> dict[str, str]:
     """sha256 of every dataset file and every source file it names (prefix, 16 hex digits)."""
     out: dict[str, str] = {}
@@ -245,16 +440,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m apiatlas.evals.train", description=__doc__)
     parser.add_argument("--out", type=Path, default=ARTIFACT, help="where to write the artifact")
     parser.add_argument("--homes", type=Path, default=HOMES, help="ingested dataset homes")
+    parser.add_argument("--sweep", action="store_true",
+                        help="compare the query adapter's settings on every dev dataset "
+                        "(validation sets included) instead of training")
     args = parser.parse_args(argv)
+    if args.sweep:
+        every = [load_dataset(f) for f in dataset_files(DEV) if f.stem not in EXCLUDED]
+        model = model_id(load_embeddings(Settings()))
+        for line in sweep(collect(every, args.homes), model):
+            print(line, flush=True)
+        return 0
     datasets = dev_datasets()
-    examples = collect(datasets, args.homes)
-    model = train(examples, meta={
+    dev = stacked(datasets, args.homes)
+    model = train(dev.examples, meta={
         "datasets": sorted(d.name for d in datasets),
-        "cases": len(examples),
+        "cases": len(dev.examples),
         "digests": digest(datasets),
     })
+    model = dataclasses.replace(model, adapter=dev.adapter)
     write_artifact(model, args.out)
-    print(f"trained on {len(examples)} dev cases of {len(datasets)} datasets -> {args.out}")
+    print(f"trained on {len(dev.examples)} dev cases of {len(datasets)} datasets -> {args.out}")
     print(f"answer threshold {model.answer_threshold}, primary threshold "
           f"{model.primary_threshold}")
     return 0

@@ -201,7 +201,7 @@ class GraphRagNodes:
             return {"documents": documents, "related": related[: ctx.k]}
         candidates = state.get("candidates") or lookup.primary
         question = state["question"]
-        vector = self.fields.query_vector(question)
+        vector = self.fields.query_vector(question, self.model.adapter)
         pool = build_pool(question, lookup, candidates, index, vector)
         decision = self.model.decide(pool)
         if not decision.answer:

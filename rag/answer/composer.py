@@ -135,17 +135,12 @@ def _endpoint_answer(
         if ref.key in notes:
             lines += notes[ref.key]  # the team's memory, cited, in place of the docs' note
         elif ref.deprecated:
-            new = lookup.replacements.get(ref.key)
-            lines.append(
-                f"   - **Deprecated**: use `{new.signature}` instead."
-                if new
-                else "   - **Deprecated.**"
-            )
+            lines.append(f"   - {_deprecation(ref, lookup)}")
         detail = details.get(ref.key)
         if detail is not None:
             lines += _inputs(detail)
     lines += _prerequisites(lookup.prerequisites, endpoints, cites)
-    lines += _related(lookup.related, endpoints, cites)
+    lines += _related(lookup, endpoints, cites)
     examples = _examples(lookup, details, cites)
     for ex in examples:
         origin = (
@@ -280,19 +275,27 @@ def _prerequisites(
 
 
 def _related(
-    related: Sequence[EndpointRef], endpoints: list[AnswerEndpoint], cites: CitationRegistry
+    lookup: GraphLookup, endpoints: list[AnswerEndpoint], cites: CitationRegistry
 ) -> list[str]:
-    """Endpoints ranked near the answer that the ranker is not confident in, not yet shown."""
+    """Endpoints ranked near the answer that the ranker is not confident in, not yet shown; a
+    deprecated one names its replacement, as a primary one does."""
     presented = {(e.method, e.path) for e in endpoints}
-    fresh = [r for r in related if (r.method, r.path) not in presented]
+    fresh = [r for r in lookup.related if (r.method, r.path) not in presented]
     if not fresh:
         return []
     lines = ["", "**Related**", ""]
     for ref in fresh:
         n = cites.spec(ref.source, ref.pointer, ref.signature)
         endpoints.append(_answer_endpoint(ref, "related", n))
-        lines.append(f"- `{ref.signature}` — {ref.summary or ref.operation_id}{_ref(n)}")
+        note = f" {_deprecation(ref, lookup)}" if ref.deprecated else ""
+        lines.append(f"- `{ref.signature}` — {ref.summary or ref.operation_id}{_ref(n)}{note}")
     return lines
+
+
+def _deprecation(ref: EndpointRef, lookup: GraphLookup) -> str:
+    """The note on a deprecated endpoint: its live replacement, when the API has one."""
+    new = lookup.replacements.get(ref.key)
+    return f"**Deprecated**: use `{new.signature}` instead." if new else "**Deprecated.**"
 
 
 def _examples(

@@ -5,9 +5,11 @@
 - The answer model gives the probability that the question is answerable at all, from the
   pool's best candidates (their probabilities, name similarity, how much of the question the
   API's words cover).
+- The query adapter (:mod:`~apiatlas.rag.ranking.adapter`) maps the question's vector before
+  the pool's dense features are computed.
 
 Both are trained and their thresholds chosen on the dev datasets only, by ``make train``
-(:mod:`apiatlas.evals.train`); scoring needs nothing but the standard library.
+(:mod:`apiatlas.evals.train`); scoring needs the standard library and numpy (the adapter).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from apiatlas.errors import UsageError
 from apiatlas.graph.model import EndpointRef
+from apiatlas.rag.ranking.adapter import QueryAdapter
 from apiatlas.rag.ranking.features import FEATURES, GROUPS, Pool
 
 ARTIFACT = Path(__file__).with_name("ranker.json")
@@ -101,6 +104,7 @@ class RankerModel:
         disabled: Feature groups (:data:`~apiatlas.rag.ranking.features.GROUPS`) the model was
             trained without (an ablation); their features read as 0.
         meta: How the artifact was made (datasets, their digests).
+        adapter: The question-vector map the candidate model was trained with, if any.
     """
 
     candidate: Linear
@@ -109,6 +113,7 @@ class RankerModel:
     primary_threshold: float
     disabled: tuple[str, ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
+    adapter: QueryAdapter | None = None
 
     def scores(self, pool: Pool) -> list[float]:
         """The candidate probability of every candidate in ``pool``, in pool order."""
@@ -138,6 +143,7 @@ class RankerModel:
             "primary_threshold": self.primary_threshold,
             "disabled": list(self.disabled),
             "meta": self.meta,
+            **({"adapter": self.adapter.to_json()} if self.adapter is not None else {}),
         }
 
     @classmethod
@@ -154,6 +160,7 @@ class RankerModel:
             primary_threshold=float(data["primary_threshold"]),
             disabled=tuple(data.get("disabled", ())),
             meta=dict(data.get("meta") or {}),
+            adapter=QueryAdapter.from_json(data["adapter"]) if data.get("adapter") else None,
         )
         if model.candidate.features != FEATURES or model.answer.features != ANSWER_FEATURES:
             raise UsageError(

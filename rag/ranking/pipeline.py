@@ -12,6 +12,7 @@ from langchain_core.embeddings import Embeddings
 from apiatlas.files import load_or_build, revision_file
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
+from apiatlas.rag.ranking.adapter import QueryAdapter
 from apiatlas.rag.ranking.features import Pool, build_pool
 from apiatlas.rag.ranking.fields import CardKey, FieldIndex, build_field_index
 from apiatlas.rag.retrieval.embeddings import model_id
@@ -85,9 +86,15 @@ class FieldIndexCache:
             FieldIndex.save,
         )
 
-    def query_vector(self, question: str) -> list[float] | None:
-        """The question's vector for the name similarities (``None`` without embeddings)."""
-        return self.embeddings.embed_query(question) if self.embeddings is not None else None
+    def query_vector(
+        self, question: str, adapter: QueryAdapter | None = None
+    ) -> list[float] | None:
+        """The question's vector for the dense features (``None`` without embeddings), mapped
+        by ``adapter`` when it was trained for this embedding model."""
+        if self.embeddings is None:
+            return None
+        vector = self.embeddings.embed_query(question)
+        return adapter.apply(vector, model_id(self.embeddings)) if adapter is not None else vector
 
 
 def question_pool(
@@ -97,9 +104,12 @@ def question_pool(
     fields: FieldIndexCache,
     project: str,
     api: str | None = None,
+    adapter: QueryAdapter | None = None,
 ) -> Pool:
-    """The candidate pool of ``question``, built exactly as the agent builds it."""
+    """The candidate pool of ``question``, built exactly as the agent builds it (with the
+    ranker's ``adapter``)."""
     intent = graph.analyse(question, project=project, api=api)
     lookup = graph.lookup(question, project=project, api=api, k=GRAPH_CANDIDATES, intent=intent)
     index = fields.get(graph.store, project, api)
-    return build_pool(question, lookup, lookup.primary, index, fields.query_vector(question))
+    vector = fields.query_vector(question, adapter)
+    return build_pool(question, lookup, lookup.primary, index, vector)

@@ -12,8 +12,8 @@ PostgreSQL + pgvector (:mod:`apiatlas.rag.retrieval.pgvector`) at ``Settings.dat
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from langchain_core.documents import Document
@@ -26,6 +26,8 @@ from apiatlas.errors import ConfigError, StoreError, UsageError
 
 if TYPE_CHECKING:
     from langchain_chroma import Chroma
+
+T = TypeVar("T")
 
 # chromadb, langchain-chroma and the indexing API's SQL record manager are imported where they
 # are used: together they cost seconds, and commands that only read the graph or the project
@@ -220,19 +222,37 @@ def load_card_vectors(
     return card_vectors(got["metadatas"], got["embeddings"])
 
 
+def load_card_texts(
+    vector_store: VectorStore, project: str, api: str | None = None
+) -> dict[tuple[str, str, str], str]:
+    """The text of every endpoint card's head, keyed like :func:`load_card_vectors`."""
+    got = _get(vector_store, project, api, ["metadatas", "documents"])
+    return _cards(got["metadatas"], got["documents"], str, api)
+
+
 def card_vectors(
     metadatas: Sequence[Mapping[str, Any] | None], vectors: Sequence[Any], api: str | None = None
 ) -> dict[tuple[str, str, str], list[float]]:
     """:func:`load_card_vectors` of documents already read: their metadata and vectors."""
-    out: dict[tuple[str, str, str], list[float]] = {}
-    for meta, vector in zip(metadatas, vectors, strict=True):
+    return _cards(metadatas, vectors, _floats, api)
+
+
+def _cards(
+    metadatas: Sequence[Mapping[str, Any] | None],
+    values: Sequence[Any],
+    read: Callable[[Any], T],
+    api: str | None,
+) -> dict[tuple[str, str, str], T]:
+    """``read(value)`` of every endpoint card's head, by ``(api, METHOD, path)``."""
+    out: dict[tuple[str, str, str], T] = {}
+    for meta, value in zip(metadatas, values, strict=True):
         meta = meta or {}
         if meta.get("kind") != "endpoint" or meta.get("chunk", 0) != 0:
             continue
         if api is not None and meta.get("api") != api:
             continue
         key = (str(meta.get("api", "")), str(meta.get("method", "")), str(meta.get("path", "")))
-        out[key] = _floats(vector)
+        out[key] = read(value)
     return out
 
 

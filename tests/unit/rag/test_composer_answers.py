@@ -168,6 +168,24 @@ def test_deprecated_endpoint_is_marked_with_its_replacement() -> None:
     assert "**Deprecated**: use `POST /v2/locations` instead." in result.answer
 
 
+def test_a_deprecated_related_endpoint_also_names_its_replacement() -> None:
+    question = "create a location"
+    lookup = GraphLookup(
+        intent=analyse_question(question),
+        primary=[CREATE_LOCATION],
+        related=[OLD_LOCATION],
+        replacements={OLD_LOCATION.key: CREATE_LOCATION},
+        apis=["logistics"],
+    )
+    result = compose_answer(question, lookup=lookup, details={})
+    assert [(e.path, e.role, e.deprecated) for e in result.endpoints] == [
+        ("/v2/locations", "primary", False), ("/v1/locations", "related", True)
+    ]
+    related = result.answer.split("**Related**")[1]
+    assert "`POST /v1/locations`" in related
+    assert "**Deprecated**: use `POST /v2/locations` instead." in related
+
+
 def test_abstention_has_no_endpoints_and_names_alternatives() -> None:
     question = "How do I create an invoice?"
     lookup = GraphLookup(
