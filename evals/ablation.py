@@ -143,12 +143,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Validation sets (dev, never trained on) are scored like the test sets, by the full model
     # and its adapter (fitted on all of dev).
     adapters = {d.name: dev.adapter for d in [*held, *test_sets]}
-    scored = collect(held, args.homes, adapters) + collect(test_sets, args.test_homes, adapters)
+    embedded: dict[str, list[float]] = {}  # card vectors, embedded once for both collections
+    scored = (collect(held, args.homes, adapters, embedded)
+              + collect(test_sets, args.test_homes, adapters, embedded))
     splits = {**{ex.dataset: "dev" for ex in dev.examples}, **{d.name: "dev" for d in held},
               **{d.name: "test" for d in test_sets}}
     results = {name: evaluate(dev.examples, scored, disabled)
                for name, disabled in variants().items()}
-    plain = collect(held, args.homes) + collect(test_sets, args.test_homes)
+    plain = (collect(held, args.homes, embedded=embedded)
+             + collect(test_sets, args.test_homes, embedded=embedded))
     results["without the query adapter"] = evaluate(dev.plain, plain, ())
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "ablation.md").write_text(markdown(results, splits) + "\n", encoding="utf-8")

@@ -249,10 +249,8 @@ def sweep(examples: Sequence[Example], model: str) -> list[str]:
 
     base = top1(None)
     lines = [f"unadapted: mean top1 {np.mean(list(base.values())):.3f}"]
-    names = sorted({ex.dataset for ex in examples})
     for rank, decay in SWEEP:
-        scores = top1({name: fit_adapter([ex for ex in examples if ex.dataset != name], model,
-                                         rank, decay) for name in names})
+        scores = top1(adapters_out_of_fold(examples, model, rank, decay))
         better = sum(scores[n] > base[n] for n in base)
         worse = sum(scores[n] < base[n] for n in base)
         lines.append(f"rank {rank}, penalty {decay}: mean top1 "
@@ -260,10 +258,13 @@ def sweep(examples: Sequence[Example], model: str) -> list[str]:
     return lines
 
 
-def adapters_out_of_fold(examples: Sequence[Example], model: str) -> dict[str, QueryAdapter]:
+def adapters_out_of_fold(
+    examples: Sequence[Example], model: str, rank: int = ADAPTER_RANK,
+    decay: float = ADAPTER_DECAY,
+) -> dict[str, QueryAdapter]:
     """Per dev dataset, the query adapter fitted on the other dev datasets."""
     names = sorted({ex.dataset for ex in examples})
-    return {name: fit_adapter([ex for ex in examples if ex.dataset != name], model)
+    return {name: fit_adapter([ex for ex in examples if ex.dataset != name], model, rank, decay)
             for name in names}
 
 
