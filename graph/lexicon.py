@@ -7,6 +7,7 @@
   action where one exists, else a delete).
 - :data:`META_WORDS`: words a developer uses about APIs themselves ("endpoint", "call"), which
   never name a thing the question is about.
+- :data:`IDENTIFIER_SUFFIXES`: how a parameter name says it holds an id.
 - :data:`STOP_WORDS`: scikit-learn's English stop-word list, taken from the library rather than
   copied, less the words the two tables above give a meaning.
 
@@ -110,6 +111,9 @@ SUBJECTS: frozenset[str] = frozenset({"i", "we", "you", "they"})
 ADVERBS: frozenset[str] = frozenset("just still only also already actually really then now first".split())
 WANTING: frozenset[str] = frozenset("want wants need needs how like trying try able".split())
 ID_WORDS: frozenset[str] = frozenset({"id", "identifier"})
+IDENTIFIER_SUFFIXES: frozenset[str] = frozenset({"id", "ids", "sid", "key", "uuid"})
+"""Last words of a parameter name that hold an id (``group_id``, ``ServiceSid``, ``file_key``),
+not a value a developer may know outright (``name``, ``namespace``, ``email``)."""
 
 
 def verb_kinds(word: str, *, inflected: bool = True) -> tuple[OperationKindName, ...] | None:

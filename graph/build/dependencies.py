@@ -2,8 +2,9 @@
 
 An endpoint needs a resource's id when it has a path parameter for it (``{location_id}``,
 ``{locationId}``, or a bare ``{id}`` / ``{sku}`` naming the preceding collection) or a required
-request-body field ending in ``_id``/``Id`` (``origin_location_id`` -> location). The providers of
-that id are the resource's create endpoints, then its list and search endpoints.
+request-body field ending in ``_id``/``Id`` (``origin_location_id`` -> location), or a required
+``id`` inside an object (``group.id`` -> group). The providers of that id are the resource's
+create endpoints, then its list and search endpoints.
 
 A parameter that nearly every endpoint of the API needs is its scope, not a step of a task: the
 account every call runs in (``/v2/accounts/{accountId}/...``) comes with the credentials. Such a
@@ -74,8 +75,14 @@ def _required_body_ids(endpoint: Endpoint) -> list[str]:
         parts = f.path.split(".")
         # A required field inside an optional object is not required by the call.
         ancestors_required = all(".".join(parts[:i]) in required for i in range(1, len(parts)))
-        if f.required and ancestors_required and f.name.endswith(("_id", "Id")):
+        if not (f.required and ancestors_required):
+            continue
+        if f.name.endswith(("_id", "Id")):
             out.append(f.path)
+        elif f.name == "id" and len(parts) > 1:
+            # A reference by nested object ({"group": {"id": ...}}) names its resource by the
+            # object's field: read it as ``group_id``.
+            out.append(f"{'.'.join(parts[:-1])}_id")
     return out
 
 

@@ -27,6 +27,7 @@ from apiatlas.rag.retrieval.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever, replacements
 from apiatlas.rag.ranking.features import build_pool
+from apiatlas.rag.ranking.lookups import id_mentions, lookup_calls
 from apiatlas.rag.ranking.model import RankerModel, load_model
 from apiatlas.rag.ranking.order import call_order
 from apiatlas.rag.ranking.pipeline import (
@@ -213,19 +214,34 @@ class GraphRagNodes:
         shown = [r.model_copy(update={"score": round(p, 4)}) for r, p in decision.ranked[: ctx.k]]
         confident = {r.key for r in decision.primary}
         primary = [r for r in shown if r.key in confident]
+        trails = {r.key: self.store.dependency_trail(ctx.project, r.key) for r in primary}
         if len(primary) > 1:
-            trails = [d for r in primary for d in self.store.dependency_trail(ctx.project, r.key)]
-            primary = call_order(primary, trails)
+            primary = call_order(primary, [d for t in trails.values() for d in t])
         related = [r for r in shown if r.key not in confident]
         if primary[0].kind in PREREQUISITE_KINDS:
             # A call the first endpoint needs first belongs under "call these first", after the
             # answer, not among the alternatives to it.
             needed = {d.provider.key for d in self.graph.prerequisites(ctx.project, primary[:1])}
             related = [r for r in related if r.key not in needed]
+        finds, given = self._lookups(ctx, question, primary[0], trails[primary[0].key], known)
+        # An id the question gives or has looked up needs no "call this first".
+        settled = {(primary[0].key, p) for p in given}
+        settled |= {(d.endpoint.key, d.parameter) for d in finds}
+        prerequisites = [
+            d for d in self._prerequisites(ctx, primary, lookup)
+            if (d.endpoint.key, d.parameter) not in settled
+        ]
+        if finds:
+            # The calls that find what the answer needs by the value the developer has come
+            # first, in call order.
+            found = {d.provider.key for d in finds}
+            primary = [d.provider for d in finds] + [r for r in primary if r.key not in found]
+            related = [r for r in related if r.key not in found]
         update = {
             "primary": primary,
             "related": related,
-            "prerequisites": self._prerequisites(ctx, primary, lookup),
+            "lookups": finds,
+            "prerequisites": prerequisites,
             "replacements": replacements(
                 primary + related, endpoints_from_cards(hits) + list(candidates)
             ),
@@ -239,6 +255,27 @@ class GraphRagNodes:
         self, ctx: AgentContext, key: str, known: Mapping[str, EndpointDetail | None]
     ) -> EndpointDetail | None:
         return known[key] if key in known else self.store.get_endpoint(ctx.project, key)
+
+    def _lookups(
+        self,
+        ctx: AgentContext,
+        question: str,
+        first: EndpointRef,
+        trail: list[Dependency],
+        known: Mapping[str, EndpointDetail | None],
+    ) -> tuple[list[Dependency], set[str]]:
+        """The calls that find the ids ``first`` needs which the question names by another
+        value (:func:`~apiatlas.rag.ranking.lookups.lookup_calls`), and the ids it gives."""
+        resources = self.graph.matchers.resources(self.store, ctx.project, None)
+        by_key = {r.key: r for r in resources}
+
+        def collection(provider: EndpointRef) -> EndpointRef | None:
+            detail = self._endpoint(ctx, f"{provider.api}/endpoint/GET {provider.path}", known)
+            return detail.endpoint if detail is not None else None
+
+        mentions = id_mentions(question, first, trail, by_key)
+        given = {p for p, mention in mentions.items() if mention == "given"}
+        return lookup_calls(question, first, trail, by_key, collection), given
 
     def _prerequisites(
         self, ctx: AgentContext, primary: list[EndpointRef], lookup: GraphLookup

@@ -132,6 +132,11 @@ def _endpoint_answer(
         n = cites.spec(ref.source, ref.pointer, ref.signature)
         endpoints.append(_answer_endpoint(ref, "primary", n))
         lines.append(f"{i}. `{ref.signature}` — {ref.summary or ref.operation_id}{_ref(n)}")
+        for find in (d for d in lookup.lookups if d.provider.key == ref.key):
+            lines.append(
+                f"   - Call it first to find the `{find.parameter}` that "
+                f"`{find.endpoint.signature}` needs from the name or value you have."
+            )
         if ref.key in notes:
             lines += notes[ref.key]  # the team's memory, cited, in place of the docs' note
         elif ref.deprecated:

@@ -182,6 +182,12 @@ def _endpoint_text(
             for d in lookup.prerequisites
             if d.provider.key == ep.key
         ]
+        lines += [
+            f"Finds `{d.parameter}` from the name or value the question gives, which "
+            f"{d.endpoint.signature} needs: call it first."
+            for d in lookup.lookups
+            if d.provider.key == ep.key
+        ]
     if team is not None:
         for f in team.forbidden:
             if f.endpoint.key == ep.key:

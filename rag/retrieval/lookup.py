@@ -17,6 +17,8 @@ class GraphLookup(BaseModel):
         primary: Endpoints that answer it, best first (empty when nothing fits).
         related: Further endpoints ranked near the answer but without the ranker's confidence.
         prerequisites: Calls the primary endpoints depend on, nearest first.
+        lookups: Primary endpoints that find an id the answer needs from the value the question
+            names the thing by (``provider`` finds ``parameter`` for ``endpoint``).
         matched_resources: Resources the question's terms matched.
         unmatched_terms: Resource terms that matched nothing in the graph.
         alternatives: The closest existing endpoints, for "did you mean" when nothing fits.
@@ -28,6 +30,7 @@ class GraphLookup(BaseModel):
     primary: list[EndpointRef] = Field(default_factory=list)
     related: list[EndpointRef] = Field(default_factory=list)
     prerequisites: list[Dependency] = Field(default_factory=list)
+    lookups: list[Dependency] = Field(default_factory=list)
     matched_resources: list[ResourceMatch] = Field(default_factory=list)
     unmatched_terms: list[str] = Field(default_factory=list)
     alternatives: list[EndpointRef] = Field(default_factory=list)

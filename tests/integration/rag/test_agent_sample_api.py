@@ -161,6 +161,25 @@ def test_shipment_lists_location_and_carrier_prerequisites(sample: Sample) -> No
     assert all(resolves(c) for c in result.citations)
 
 
+def test_a_thing_known_by_its_name_is_looked_up_before_the_call_that_needs_its_id(
+    sample: Sample,
+) -> None:
+    result = ask(sample, "Create a shipment from the location named 'Leeds DC'")
+    assert signatures(result)[:2] == ["GET /v2/locations", "POST /v2/shipments"]
+    assert "find the `origin_location_id` that `POST /v2/shipments` needs" in result.answer
+    # The location is found, not created: it is no longer a "call this first"; the carrier is.
+    assert "first to get `origin_location_id`" not in result.answer
+    assert "first to get `carrier_id`" in result.answer
+
+
+def test_an_id_the_question_gives_is_neither_looked_up_nor_a_prerequisite(sample: Sample) -> None:
+    result = ask(sample, "Create a shipment from location 4411")
+    assert signatures(result)[0] == "POST /v2/shipments"
+    assert "GET /v2/locations" not in signatures(result)
+    assert "first to get `origin_location_id`" not in result.answer
+    assert "first to get `carrier_id`" in result.answer
+
+
 @pytest.mark.parametrize(
     ("question", "thing"),
     [

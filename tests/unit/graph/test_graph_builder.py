@@ -128,3 +128,25 @@ def test_fts_query_never_passes_syntax_through() -> None:
     assert fts_query("what can I use to create a location?") == '"create" OR "location"'
     assert fts_query("*") is None and fts_query("") is None
     assert fts_query("CreateLocation") == '"create" OR "location" OR "createlocation"'
+
+
+def test_a_required_id_inside_an_object_needs_the_object_s_resource() -> None:
+    body = RequestBodyInfo(
+        fields=[
+            FieldInfo(name="group", path="group", required=True, provenance=PROV),
+            FieldInfo(name="id", path="group.id", required=True, provenance=PROV),
+            FieldInfo(name="user", path="user", required=False, provenance=PROV),
+            FieldInfo(name="id", path="user.id", required=True, provenance=PROV),
+        ],
+        provenance=PROV,
+    )
+    spec = ApiSpec(name="box", title="Box", spec_format="openapi 3.0.3", source="/s.yaml", endpoints=[
+        Endpoint(method="POST", path="/group_memberships", request_body=body, provenance=PROV),
+        Endpoint(method="POST", path="/groups", provenance=PROV),
+        Endpoint(method="GET", path="/groups", provenance=PROV),
+        Endpoint(method="POST", path="/users", provenance=PROV),
+    ])  # fmt: skip
+    batch = build_api_batch(spec, project="p")
+    requires = {(e.dst.split("/", 2)[2], e.props["param"]) for e in batch.edges if e.type == "REQUIRES"}
+    # group.id reads as group_id; user.id sits in an optional object, so the call needs no user.
+    assert requires == {("POST /groups", "group_id"), ("GET /groups", "group_id")}

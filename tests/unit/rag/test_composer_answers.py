@@ -186,6 +186,27 @@ def test_a_deprecated_related_endpoint_also_names_its_replacement() -> None:
     assert "**Deprecated**: use `POST /v2/locations` instead." in related
 
 
+def test_a_lookup_comes_first_and_says_which_id_it_finds() -> None:
+    question = "Create a shipment from the location named 'Leeds DC'"
+    list_locations = ref("GET", "/v2/locations", "List locations", kind="list")
+    find = Dependency(
+        endpoint=CREATE_SHIPMENT, parameter="origin_location_id", provider=list_locations
+    )
+    lookup = GraphLookup(
+        intent=analyse_question(question),
+        primary=[list_locations, CREATE_SHIPMENT],
+        lookups=[find],
+        apis=["logistics"],
+    )
+    result = compose_answer(question, lookup=lookup, details={})
+    assert [(e.path, e.role) for e in result.endpoints] == [
+        ("/v2/locations", "primary"), ("/v2/shipments", "primary")
+    ]
+    first = result.answer.split("2. `POST /v2/shipments`")[0]
+    assert "1. `GET /v2/locations`" in first
+    assert "find the `origin_location_id` that `POST /v2/shipments` needs" in first
+
+
 def test_abstention_has_no_endpoints_and_names_alternatives() -> None:
     question = "How do I create an invoice?"
     lookup = GraphLookup(

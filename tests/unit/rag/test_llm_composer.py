@@ -115,6 +115,22 @@ def test_the_evidence_is_the_deterministic_citations_as_numbered_texts() -> None
     assert evidence.endpoints == ["POST /v2/shipments", "POST /v2/locations"]
 
 
+def test_a_lookup_s_evidence_says_which_id_it_finds_for_which_call() -> None:
+    question = "Book freight from the site called 'Leeds DC'"
+    sites = ref("GET", "/v2/locations", "List locations", "list")
+    found = GraphLookup(
+        intent=analyse_question(question),
+        primary=[sites, BOOK],
+        lookups=[Dependency(endpoint=BOOK, parameter="origin_location_id", provider=sites)],
+        apis=["freight"],
+    )
+    base = compose_answer(question, lookup=found, details={BOOK.key: DETAIL})
+    evidence = gather_evidence(base, lookup=found, details={BOOK.key: DETAIL})
+    listing = next(i for i in evidence.items if i.text.startswith("Endpoint: GET /v2/locations"))
+    assert "Finds `origin_location_id` from the name or value the question gives, which " \
+        "POST /v2/shipments needs: call it first." in listing.text
+
+
 def test_a_memory_citation_is_what_the_team_recorded() -> None:
     memory = AnswerMemory(
         id="m1", kind="procedure", text="Book freight only from verified sites.",
