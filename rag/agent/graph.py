@@ -30,7 +30,7 @@ from langgraph.store.base import BaseStore
 
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.rag.agent.context import AgentContext
-from apiatlas.rag.agent.nodes import GraphRagNodes
+from apiatlas.rag.agent.nodes import GraphRagNodes, answered_by_graph
 from apiatlas.rag.agent.state import AgentState, InputState, OutputState
 from apiatlas.rag.answer.llm import DEFAULT_TIMEOUT_S
 from apiatlas.rag.answer.result import AnswerResult
@@ -67,10 +67,7 @@ def route_after_graph(state: AgentState) -> Literal["vector_fallback", "compose"
     """Skip the vector step only when the question named endpoints and the graph found them."""
     if state.get("degraded"):
         return "vector_fallback"
-    lookup = state["lookup"]
-    if lookup.primary and lookup.intent.explicit and not lookup.intent.is_howto:
-        return "compose"
-    return "vector_fallback"
+    return "compose" if answered_by_graph(state["lookup"]) else "vector_fallback"
 
 
 def _finish(name: str, started: float, update: dict[str, Any]) -> dict[str, Any]:

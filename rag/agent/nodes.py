@@ -25,7 +25,7 @@ from apiatlas.rag.agent.context import AgentContext, resolve_context
 from apiatlas.rag.retrieval.fusion import DENSE_UNAVAILABLE_KEY, HybridRetriever
 from apiatlas.rag.retrieval.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
-from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever, replacements
+from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever, named_outright, replacements
 from apiatlas.rag.ranking.features import build_pool
 from apiatlas.rag.ranking.lookups import id_mentions, lookup_calls
 from apiatlas.rag.ranking.model import RankerModel, load_model
@@ -126,7 +126,9 @@ class GraphRagNodes:
             )
             candidates = list(lookup.primary)
             lookup.primary = candidates[: ctx.k]
-            details = self._details(ctx, lookup)
+            # The vector step ranks again and reads the details of what it presents: read them
+            # here only for an answer the graph gives alone.
+            details = self._details(ctx, lookup) if answered_by_graph(lookup) else {}
         except StoreError:
             # A graph server that is down must not take the agent down: answer from vectors.
             return {
@@ -378,6 +380,16 @@ class GraphRagNodes:
                     if detail is not None and (ctx.api is None or detail.endpoint.api == ctx.api):
                         out[edge.dst] = detail.endpoint
         return list(out.values())
+
+
+def answered_by_graph(lookup: GraphLookup) -> bool:
+    """Whether the graph's lookup is the answer, without the vector step: the question named
+    endpoints outright (and asks for no how-to) and the graph found them. A word that only
+    looks like an operation id ("DocuSign") and names none is not such a question."""
+    intent = lookup.intent
+    if not intent.explicit or intent.is_howto:
+        return False
+    return any(named_outright(ref, intent) for ref in lookup.primary)
 
 
 def _noting_outage(hits: list[Document], update: dict[str, Any]) -> dict[str, Any]:

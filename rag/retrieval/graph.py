@@ -319,7 +319,7 @@ class KnowledgeGraphRetriever(BaseRetriever):
 
         if intent.explicit:
             for ref in self.store.find_endpoints(project, api=api, limit=_ALL):
-                if _mentioned(ref, intent):
+                if named_outright(ref, intent):
                     add(ref, EXPLICIT_SCORE)
         explicit_found = bool(scored)
         pool: list[EndpointRef] = []
@@ -496,7 +496,8 @@ def _version_bias(ref: EndpointRef, intent: Intent) -> float:
     return -10.0 if any(s[:1] == "v" and s[1:].isdigit() for s in segments) else 0.0
 
 
-def _mentioned(ref: EndpointRef, intent: Intent) -> bool:
+def named_outright(ref: EndpointRef, intent: Intent) -> bool:
+    """Whether the question names ``ref`` by method and path or by its operation id."""
     path = normalise_path(ref.path)
     for mention in intent.endpoints:
         if mention.method and mention.method != ref.method.upper():
