@@ -19,7 +19,8 @@ DATASETS = Path(__file__).resolve().parents[3] / "evals" / "datasets"
 MARGIN = 0.03
 
 # Measured 2026-11-25 with the query adapter, lookups and the routing fix (evals/README.md):
-# top1 counts expected endpoints only. Abstention has no floor where the measured accuracy is 0 (a floor below 0 could not fail).
+# top1 counts expected endpoints only. Abstention has no floor where the measured accuracy is 0
+# (a floor below 0 could not fail).
 MEASURED = {
     ("dev", "sample"): {"top1": 0.9038, "recall@5": 0.9327, "abstention_accuracy": 0.5},
     ("test", "square"): {"top1": 0.5455, "recall@5": 0.8485, "abstention_accuracy": 0.3333},
