@@ -236,8 +236,8 @@ class GraphRagNodes:
         if finds:
             # The calls that find what the answer needs by the value the developer has come
             # first, in call order.
-            found = {d.provider.key for d in finds}
-            primary = [d.provider for d in finds] + [r for r in primary if r.key not in found]
+            found = {d.provider.key: d.provider for d in finds}
+            primary = list(found.values()) + [r for r in primary if r.key not in found]
             related = [r for r in related if r.key not in found]
         update = {
             "primary": primary,

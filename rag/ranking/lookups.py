@@ -94,7 +94,10 @@ def lookup_calls(
     for parameter, mention in mentions.items():
         if mention != "named":
             continue
-        group = [d for d in trail if d.depth == 1 and d.parameter == parameter]
+        group = [
+            d for d in trail
+            if d.depth == 1 and d.endpoint.key == first.key and d.parameter == parameter
+        ]
         finder = _finder(group, collection)
         if finder is not None and finder.key != first.key:
             out.append(Dependency(endpoint=first, parameter=parameter, provider=finder))
