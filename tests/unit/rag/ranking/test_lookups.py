@@ -99,16 +99,19 @@ def test_deprecated_finders_are_not_offered() -> None:
     assert finders("Add Bob to the 'VIP' group", trail) == []
 
 
+def listed_by(endpoint: EndpointRef, *needs: tuple[str, str, str]) -> list[Dependency]:
+    """``endpoint``'s direct needs: ``(parameter, list path, resource)`` each."""
+    return [Dependency(endpoint=endpoint, parameter=parameter,
+                       provider=ref("GET", path, "list", resource))
+            for parameter, path, resource in needs]  # fmt: skip
+
+
 def test_each_named_thing_gets_its_finder_in_call_order() -> None:
     attach = ref("POST", "/Services/{ServiceSid}/Contacts/{ContactSid}", "create", "service")
-    trail = [
-        Dependency(endpoint=attach, parameter="ServiceSid",
-                   provider=ref("GET", "/Services", "list", "service")),
-        Dependency(endpoint=attach, parameter="ContactSid",
-                   provider=ref("GET", "/Contacts", "list", "contact")),
-        Dependency(endpoint=attach, parameter="ServiceSid", depth=2,
-                   provider=ref("GET", "/Accounts", "list", "service")),
-    ]
+    trail = listed_by(attach, ("ServiceSid", "/Services", "service"),
+                      ("ContactSid", "/Contacts", "contact"))
+    trail.append(Dependency(endpoint=attach, parameter="ServiceSid", depth=2,
+                            provider=ref("GET", "/Accounts", "list", "service")))
     question = "Attach the contact +44 20 7946 0958 to my messaging service named 'Marketing'"
     assert finders(question, trail, attach) == [
         ("GET /Services", "ServiceSid"), ("GET /Contacts", "ContactSid")
@@ -117,14 +120,9 @@ def test_each_named_thing_gets_its_finder_in_call_order() -> None:
 
 def test_ids_the_question_gives_and_names_are_told_apart() -> None:
     ship = ref("POST", "/shipments", "create", "shipment")
-    trail = [
-        Dependency(endpoint=ship, parameter="service_id",
-                   provider=ref("GET", "/services", "list", "service")),
-        Dependency(endpoint=ship, parameter="contact_id",
-                   provider=ref("GET", "/contacts", "list", "contact")),
-        Dependency(endpoint=ship, parameter="group_id",
-                   provider=ref("GET", "/ContactGroups", "list", "contact group")),
-    ]
+    trail = listed_by(ship, ("service_id", "/services", "service"),
+                      ("contact_id", "/contacts", "contact"),
+                      ("group_id", "/ContactGroups", "contact group"))
     question = "Ship to contact 4411 with the service called 'Express'"
     assert id_mentions(question, ship, trail, RESOURCES) == {
         "service_id": "named", "contact_id": "given"
