@@ -223,14 +223,16 @@ class GraphRagNodes:
         if primary[0].kind in PREREQUISITE_KINDS:
             # A call the first endpoint needs first belongs under "call these first", after the
             # answer, not among the alternatives to it.
-            needed = {d.provider.key for d in self.graph.prerequisites(ctx.project, primary[:1])}
+            needed = {
+                d.provider.key for d in self.graph.prerequisites(ctx.project, primary[:1], trails)
+            }
             related = [r for r in related if r.key not in needed]
         finds, given = self._lookups(ctx, question, primary[0], trails[primary[0].key], known)
         # An id the question gives or has looked up needs no "call this first".
         settled = {(primary[0].key, p) for p in given}
         settled |= {(d.endpoint.key, d.parameter) for d in finds}
         prerequisites = [
-            d for d in self._prerequisites(ctx, primary, lookup)
+            d for d in self._prerequisites(ctx, primary, lookup, trails)
             if (d.endpoint.key, d.parameter) not in settled
         ]
         if finds:
@@ -277,12 +279,17 @@ class GraphRagNodes:
 
         mentions = id_mentions(question, first, trail, by_key)
         given = {p for p, mention in mentions.items() if mention == "given"}
-        return lookup_calls(question, first, trail, by_key, collection), given
+        return lookup_calls(mentions, first, trail, collection), given
 
     def _prerequisites(
-        self, ctx: AgentContext, primary: list[EndpointRef], lookup: GraphLookup
+        self,
+        ctx: AgentContext,
+        primary: list[EndpointRef],
+        lookup: GraphLookup,
+        trails: Mapping[str, list[Dependency]],
     ) -> list[Dependency]:
-        """Calls that must come first, only when the task creates or acts on something.
+        """Calls that must come first, only when the task creates or acts on something
+        (``trails``: the primaries' trails, already read).
 
         Reading, listing, updating or deleting takes the id the developer already has; a create
         or action call is where a required id must come from another call.
@@ -291,7 +298,7 @@ class GraphRagNodes:
         if task not in PREREQUISITE_KINDS:
             return []
         kept: dict[tuple[str, str], list[Dependency]] = {}
-        for dep in self.graph.prerequisites(ctx.project, primary):
+        for dep in self.graph.prerequisites(ctx.project, primary, trails):
             kept.setdefault((dep.endpoint.key, dep.parameter), []).append(dep)
         out: list[Dependency] = []
         for group in kept.values():

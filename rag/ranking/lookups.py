@@ -69,19 +69,17 @@ def id_mentions(
 
 
 def lookup_calls(
-    question: str,
+    mentions: Mapping[str, Mention],
     first: EndpointRef,
     trail: Sequence[Dependency],
-    resources: Mapping[str, ResourceInfo],
     collection: Callable[[EndpointRef], EndpointRef | None],
 ) -> list[Dependency]:
     """The lookups ``first`` needs before it can run, in the trail's (call) order.
 
     Args:
-        question: The question as asked.
+        mentions: :func:`id_mentions` of the question for ``first``.
         first: The endpoint that answers it.
         trail: ``first``'s REQUIRES trail (only its direct needs are read).
-        resources: The project's resources by key.
         collection: The list endpoint of a provider's collection (``GET`` on the path a create
             endpoint posts to), or ``None``; used when the trail names no list or search call.
 
@@ -89,7 +87,6 @@ def lookup_calls(
         One dependency per needed id the question names by another value: ``provider`` is the
         list or search call that finds it, ``parameter`` the id ``first`` needs.
     """
-    mentions = id_mentions(question, first, trail, resources)
     out: list[Dependency] = []
     for parameter, mention in mentions.items():
         if mention != "named":

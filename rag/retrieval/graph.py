@@ -14,6 +14,7 @@ import hashlib
 import io
 import json
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -372,14 +373,26 @@ class KnowledgeGraphRetriever(BaseRetriever):
             out += sorted(found, key=lambda r: -intent_fit(r, intent))[:2]
         return out[:k]
 
-    def prerequisites(self, project: str, primary: list[EndpointRef]) -> list[Dependency]:
-        """Dependency trails of the leading primaries; live providers before deprecated ones."""
+    def prerequisites(
+        self,
+        project: str,
+        primary: list[EndpointRef],
+        trails: Mapping[str, list[Dependency]] | None = None,
+    ) -> list[Dependency]:
+        """Dependency trails of the leading primaries; live providers before deprecated ones.
+
+        ``trails`` holds trails already read, by endpoint key; the others are read here.
+        """
         seen: set[tuple[str, str]] = set()
         out: list[Dependency] = []
         primary_keys = {p.key for p in primary}
+        known = trails or {}
         # The first few primaries are the ones the answer details; their trails are what matter.
         for ref in [p for p in primary if not p.deprecated][:2] or primary[:1]:
-            for dep in self.store.dependency_trail(project, ref.key):
+            trail = known.get(ref.key)
+            if trail is None:
+                trail = self.store.dependency_trail(project, ref.key)
+            for dep in trail:
                 pair = (dep.provider.key, dep.parameter)
                 if pair not in seen and dep.provider.key not in primary_keys:
                     seen.add(pair)

@@ -40,7 +40,7 @@ def no_collection(provider: EndpointRef) -> EndpointRef | None:
 
 def finders(question: str, trail: list[Dependency] = TRAIL, first: EndpointRef = ADD,
             collection=no_collection) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
-    found = lookup_calls(question, first, trail, RESOURCES, collection)
+    found = lookup_calls(id_mentions(question, first, trail, RESOURCES), first, trail, collection)
     assert all(d.endpoint == first for d in found)
     return [(d.provider.signature, d.parameter) for d in found]
 
