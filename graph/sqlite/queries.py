@@ -89,13 +89,18 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 """
 # Column weights follow the declaration order: project, key, scope (unindexed), path,
 # operation, summary, description, resource. Names and summaries outweigh long descriptions.
+# The best rows are chosen inside the full-text table and only they are joined to their nodes:
+# a common word matches thousands of endpoints of a large API.
 FTS_SEARCH = """
-SELECT n.key, n.props, bm25(endpoint_fts, 0, 0, 0, 3.0, 3.0, 4.0, 1.0, 5.0) AS rank
-FROM endpoint_fts JOIN nodes AS n ON n.project = endpoint_fts.project AND n.key = endpoint_fts.key
-WHERE endpoint_fts MATCH ? AND endpoint_fts.project = ?
-  AND (? IS NULL OR endpoint_fts.scope = ?)
-ORDER BY rank, n.key
-LIMIT ?
+SELECT n.key, n.props, hit.rank
+FROM (
+  SELECT project, key, bm25(endpoint_fts, 0, 0, 0, 3.0, 3.0, 4.0, 1.0, 5.0) AS rank
+  FROM endpoint_fts
+  WHERE endpoint_fts MATCH ? AND project = ? AND (? IS NULL OR scope = ?)
+  ORDER BY rank, key
+  LIMIT ?
+) AS hit JOIN nodes AS n ON n.project = hit.project AND n.key = hit.key
+ORDER BY hit.rank, n.key
 """
 
 SCOPES = """

@@ -21,6 +21,7 @@ from apiatlas.graph.words import is_param, path_segments
 from apiatlas.rag.retrieval.intent import Intent
 from apiatlas.rag.retrieval.graph import EXPLICIT_SCORE, intent_fit
 from apiatlas.rag.retrieval.lookup import GraphLookup
+from apiatlas.rag.retrieval.topk import ranks, top_positions
 from apiatlas.rag.ranking.fields import DENSE_FIELDS, FIELDS, FieldIndex, terms
 
 LEXICAL_POOL = 20
@@ -108,37 +109,35 @@ def build_pool(
     intent = lookup.intent
     query = terms(question)
     scores = index.field_scores(query)
-    norm = {name: max(s.values(), default=0.0) or 1.0 for name, s in scores.items()}
+    norm = {name: float(s.max(initial=0.0)) or 1.0 for name, s in scores.items()}
     lexical = [index.endpoints[p].key for p in _lexical_top(scores, norm)]
     text = index.text_scores(query)
-    by_text = sorted(text, key=lambda p: (-text[p], p))
-    text_rank = {p: r for r, p in enumerate(by_text, 1)}
+    by_text = top_positions(text, LEXICAL_POOL, positive=True)
     graph_rank = {ref.key: i for i, ref in reversed(list(enumerate(graph, 1)))}
     top_graph = max((r.score for r in graph if r.score < EXPLICIT_SCORE), default=0.0) or 1.0
     explicit = {r.key for r in graph if r.score >= EXPLICIT_SCORE}
 
     similar = index.similarities(query_vector) if query_vector is not None else {}
-    dense_rank: dict[str, np.ndarray] = {}
-    by_dense: list[int] = []
     best_similarity = {name: float(sims.max()) for name, sims in similar.items()}
-    for name, sims in similar.items():
-        ranked = np.argsort(-sims, kind="stable")
-        # Rank of every endpoint (1 = most similar): the inverse of the sorting permutation.
-        dense_rank[name] = np.empty(len(ranked), dtype=np.int64)
-        dense_rank[name][ranked] = np.arange(1, len(ranked) + 1)
-        by_dense += [int(p) for p in ranked[:LEXICAL_POOL]]
+    by_dense = [p for sims in similar.values() for p in top_positions(sims, LEXICAL_POOL)]
 
     order = [r.key for r in graph] + lexical
-    order += [index.endpoints[p].key for p in by_text[:LEXICAL_POOL] + by_dense]
+    order += [index.endpoints[p].key for p in by_text + by_dense]
+    # A graph candidate outside the index's API has no position, and is left out.
+    found = {key: index.position(key) for key in dict.fromkeys(order)}
+    members = [(key, p) for key, p in found.items() if p is not None]
+    positions = [p for _, p in members]
+    # Ranks (1 = best) among every endpoint, worked out for the pool's members only.
+    matched = [p for p in positions if text[p] > 0]
+    text_rank = dict(zip(matched, ranks(text, matched), strict=True))
+    dense_rank = {name: dict(zip(positions, ranks(sims, positions), strict=True))
+                  for name, sims in similar.items()}
     pool = Pool(explicit=bool(explicit))
     by_key = {r.key: r for r in graph}
-    for key in dict.fromkeys(order):
-        position = index.position(key)
-        if position is None:
-            continue  # a graph candidate outside the index's API
+    for key, position in members:
         ref = by_key.get(key) or index.endpoints[position]
         pool.refs.append(ref)
-        features = {f"lex_{name}": scores[name].get(position, 0.0) / norm[name] for name in FIELDS}
+        features = {f"lex_{name}": float(scores[name][position]) / norm[name] for name in FIELDS}
         features["cov_all"] = index.coverage(query, position)
         features["cov_head"] = index.coverage(query, position, ("name", "path"))
         for name in DENSE_FIELDS:
@@ -150,7 +149,7 @@ def build_pool(
             value = float(sims[position])
             features[f"{name}_dense"] = value
             features[f"{name}_dense_gap"] = best_similarity[name] - value
-            features[f"{name}_dense_rr"] = 1.0 / int(dense_rank[name][position])
+            features[f"{name}_dense_rr"] = 1.0 / dense_rank[name][position]
         features["text_rr"] = 1.0 / text_rank[position] if position in text_rank else 0.0
         features["graph_rr"] = 1.0 / graph_rank[key] if key in graph_rank else 0.0
         graph_score = by_key[key].score if key in by_key else 0.0
@@ -189,13 +188,12 @@ def _resource_match(ref: EndpointRef, lookup: GraphLookup) -> tuple[float, float
     return under, own
 
 
-def _lexical_top(scores: dict[str, dict[int, float]], norm: dict[str, float]) -> list[int]:
+def _lexical_top(scores: dict[str, np.ndarray], norm: dict[str, float]) -> list[int]:
     """Index positions of the endpoints with the best summed normalised field scores."""
-    total: dict[int, float] = {}
+    total = np.zeros(len(next(iter(scores.values()), ())))
     for name, per in scores.items():
-        for position, score in per.items():
-            total[position] = total.get(position, 0.0) + score / norm[name]
-    return sorted(total, key=lambda p: (-total[p], p))[:LEXICAL_POOL]
+        total += per / norm[name]
+    return top_positions(total, LEXICAL_POOL, positive=True)
 
 
 def _unknown_share(query: Sequence[str], index: FieldIndex, intent: Intent) -> float:

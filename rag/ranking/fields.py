@@ -81,18 +81,37 @@ class _Postings:
     lengths: list[int]
     postings: dict[str, dict[int, int]]
     average: float
+    _arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=dict, repr=False
+    )
 
-    def scores(self, query: Sequence[str], n: int) -> dict[int, float]:
-        out: dict[int, float] = defaultdict(float)
+    def scores(self, query: Sequence[str], n: int) -> np.ndarray:
+        """BM25 of ``query`` for every endpoint (0 where no term matches), in numpy but with
+        the operations, and their order, of the textbook sum: the same floats."""
+        out = np.zeros(n)
         for term in set(query):
+            found = self._term(term)
+            if found is None:
+                continue
+            docs, tf, norm = found
+            idf = math.log(1.0 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+            out[docs] += idf * tf * (_K1 + 1) / (tf + norm)
+        return out
+
+    def _term(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The documents of ``term``, its frequencies and their length norms, made on first
+        use (a large API has tens of thousands of terms; a question reads a handful)."""
+        found = self._arrays.get(term)
+        if found is None:
             docs = self.postings.get(term)
             if not docs:
-                continue
-            idf = math.log(1.0 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
-            for doc, tf in docs.items():
-                norm = _K1 * (1 - _B + _B * self.lengths[doc] / (self.average or 1.0))
-                out[doc] += idf * tf * (_K1 + 1) / (tf + norm)
-        return out
+                return None
+            positions = np.fromiter(docs, dtype=np.int64, count=len(docs))
+            tf = np.fromiter(docs.values(), dtype=np.float64, count=len(docs))
+            lengths = np.asarray([self.lengths[d] for d in docs], dtype=np.float64)
+            norm = _K1 * (1 - _B + _B * lengths / (self.average or 1.0))
+            found = self._arrays[term] = (positions, tf, norm)
+        return found
 
 
 @dataclass
@@ -156,13 +175,13 @@ class FieldIndex:
         q = q / (float(np.linalg.norm(q)) or 1.0)
         return {name: matrix @ q for name, matrix in self.dense.items()}
 
-    def field_scores(self, query: Sequence[str]) -> dict[str, dict[int, float]]:
-        """Field -> endpoint index -> BM25 score of ``query`` (only endpoints that match)."""
+    def field_scores(self, query: Sequence[str]) -> dict[str, np.ndarray]:
+        """Field -> BM25 score of ``query`` for every endpoint (0 where nothing matches)."""
         n = len(self.endpoints)
         return {name: self._postings[name].scores(query, n) for name in FIELDS}
 
-    def text_scores(self, query: Sequence[str]) -> dict[int, float]:
-        """Endpoint index -> BM25 score of ``query`` over all of an endpoint's fields as one."""
+    def text_scores(self, query: Sequence[str]) -> np.ndarray:
+        """BM25 of ``query`` over all of each endpoint's fields as one (0 where nothing matches)."""
         return self._postings[ALL].scores(query, len(self.endpoints))
 
     def subset(self, api: str) -> FieldIndex:

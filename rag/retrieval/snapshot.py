@@ -28,6 +28,7 @@ from apiatlas.files import load_or_build, revision_file, write_atomic
 from apiatlas.rag.retrieval.dense import card_vectors
 from apiatlas.rag.retrieval.embeddings import model_id, unit_rows
 from apiatlas.rag.retrieval.lexical import LexicalIndex, document_tokens
+from apiatlas.rag.retrieval.topk import top_positions
 
 CorpusReader = Callable[[str], tuple[list[Document], np.ndarray | Sequence[Sequence[float]]]]
 """``project -> (documents, their vectors)``, every stored document of the project in a stable
@@ -80,8 +81,7 @@ class CorpusSnapshot:
             return []
         q = np.asarray(query_vector, dtype=np.float32)
         similarity = self._unit @ (q / (float(np.linalg.norm(q)) or 1.0))
-        best = np.argsort(-similarity, kind="stable")[:k]
-        return [(self.docs[i], float(similarity[i])) for i in best.tolist()]
+        return [(self.docs[i], float(similarity[i])) for i in top_positions(similarity, k)]
 
     def card_vectors(self, api: str | None = None) -> dict[tuple[str, str, str], list[float]]:
         """The endpoint card heads' vectors, as
