@@ -112,7 +112,7 @@ def build_pool(
     norm = {name: float(s.max(initial=0.0)) or 1.0 for name, s in scores.items()}
     lexical = [index.endpoints[p].key for p in _lexical_top(scores, norm)]
     text = index.text_scores(query)
-    by_text = top_positions(text, LEXICAL_POOL, positive=True)
+    by_text = top_positions(text, LEXICAL_POOL, among=np.flatnonzero(text))
     graph_rank = {ref.key: i for i, ref in reversed(list(enumerate(graph, 1)))}
     top_graph = max((r.score for r in graph if r.score < EXPLICIT_SCORE), default=0.0) or 1.0
     explicit = {r.key for r in graph if r.score >= EXPLICIT_SCORE}
@@ -193,7 +193,7 @@ def _lexical_top(scores: dict[str, np.ndarray], norm: dict[str, float]) -> list[
     total = np.zeros(len(next(iter(scores.values()), ())))
     for name, per in scores.items():
         total += per / norm[name]
-    return top_positions(total, LEXICAL_POOL, positive=True)
+    return top_positions(total, LEXICAL_POOL, among=np.flatnonzero(total))
 
 
 def _unknown_share(query: Sequence[str], index: FieldIndex, intent: Intent) -> float:

@@ -25,6 +25,7 @@ from langchain_core.runnables.config import run_in_executor
 
 from apiatlas.graph.lexicon import STOP_WORDS
 from apiatlas.graph.words import singular
+from apiatlas.rag.retrieval.topk import top_positions
 
 # Words joined by "_" or "-" form one identifier; "/", "{", "." and spaces separate identifiers.
 _RAW = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*")
@@ -253,7 +254,7 @@ class BM25Retriever(BaseRetriever):
                   for token in dict.fromkeys(t for term in terms for t in term)}
         hits = np.unique(np.concatenate([index.rows[:0], *having.values()]))
         scores = index.scores(identifier_tokens(query))
-        best = hits[np.argsort(-scores[hits], kind="stable")][:limit].tolist()
+        best = top_positions(scores, limit, among=hits)
         members = {token: set(rows.tolist()) for token, rows in having.items()}
         weights = [_term_weight(index, term) for term in terms]
         total = sum(weights)

@@ -13,18 +13,19 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def top_positions(scores: np.ndarray, k: int, *, positive: bool = False) -> list[int]:
+def top_positions(scores: np.ndarray, k: int, *, among: np.ndarray | None = None) -> list[int]:
     """Positions of the ``k`` highest scores, best first, ties in position order: the first
-    ``k`` of ``np.argsort(-scores, kind="stable")``.
+    ``k`` of ``np.argsort(-scores, kind="stable")`` (of ``among`` only, when given).
 
     Args:
         scores: One score per position.
         k: How many to return at most.
-        positive: Only positions whose score is above 0 (those a lexical query matched).
+        among: Ascending positions to choose from (those a lexical query matched); every
+            position when ``None``.
     """
     if k <= 0 or not len(scores):
         return []
-    candidates = np.flatnonzero(scores > 0) if positive else np.arange(len(scores))
+    candidates = np.arange(len(scores)) if among is None else among
     if len(candidates) > k:
         values = scores[candidates]
         # The k-th highest value: every position at or above it is a contender (ties included).
@@ -42,10 +43,9 @@ def ranks(scores: np.ndarray, positions: Sequence[int]) -> list[int]:
         return []
     ascending = np.sort(scores)
     values = scores[np.asarray(positions, dtype=np.int64)]
-    above = len(scores) - np.searchsorted(ascending, values, side="right")
-    equal = np.searchsorted(ascending, values, side="right") - np.searchsorted(
-        ascending, values, side="left"
-    )
+    after = np.searchsorted(ascending, values, side="right")
+    above = len(scores) - after
+    equal = after - np.searchsorted(ascending, values, side="left")
     out = []
     for position, value, higher, same in zip(positions, values, above, equal, strict=True):
         before = int(np.count_nonzero(scores[:position] == value)) if same > 1 else 0

@@ -24,11 +24,12 @@ def test_they_equal_a_full_stable_sort(seed: int) -> None:
     assert ranks(scores, positions) == [order.index(p) + 1 for p in positions]
 
 
-def test_positive_keeps_only_matched_positions() -> None:
+def test_among_keeps_only_the_given_positions() -> None:
     scores = np.array([0.0, 2.0, 0.0, 1.0, 2.0])
-    assert top_positions(scores, 10, positive=True) == [1, 4, 3]
-    assert top_positions(scores, 2, positive=True) == [1, 4]
-    assert top_positions(np.zeros(3), 5, positive=True) == []
+    assert top_positions(scores, 10, among=np.flatnonzero(scores)) == [1, 4, 3]
+    assert top_positions(scores, 2, among=np.flatnonzero(scores)) == [1, 4]
+    assert top_positions(scores, 5, among=np.array([0, 2, 3])) == [3, 0, 2]
+    assert top_positions(np.zeros(3), 5, among=np.flatnonzero(np.zeros(3))) == []
 
 
 def test_empty_inputs() -> None:
