@@ -16,7 +16,12 @@ from apiatlas.graph.build.dependencies import requires_edges
 from apiatlas.graph.build.kinds import classify
 from apiatlas.graph.build.linker import extract_mentions
 from apiatlas.graph.model import Edge, GraphBatch, Node, OperationKindName
-from apiatlas.graph.build.resources import ResourceIndex, derive_resources
+from apiatlas.graph.build.resources import (
+    DEFINES,
+    ResourceIndex,
+    definitions,
+    derive_resources,
+)
 from apiatlas.loaders.models import ApiSpec, DocPage, Endpoint, FieldInfo
 
 
@@ -276,6 +281,9 @@ def build_docs_batch(pages: list[DocPage], *, project: str, name: str) -> GraphB
                     "section_path": section.section_path,
                     "anchor": section.anchor,
                     "mentions": extract_mentions(section.text),
+                    # What the section defines ("Sources are the physical locations ..."):
+                    # aliases for the resources of those names (see ``guide_definitions``).
+                    "definitions": [f"{s}{DEFINES}{a}" for s, a in definitions(section.text)],
                 },
             )
     return out.batch(project, docs_scope(name))

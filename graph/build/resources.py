@@ -8,7 +8,7 @@ gives ``inventory/source``. Everything here is rule-based and deterministic.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from apiatlas.graph.build.kinds import HTTP_WORDS, classify, verb_kind
@@ -22,6 +22,7 @@ from apiatlas.graph.words import (
     slug,
     split_words,
 )
+from apiatlas.graph.model import Node, ResourceInfo
 from apiatlas.loaders.models import ApiSpec, Endpoint
 
 # Segments that select a view or scope rather than name a thing (Adobe's store codes and
@@ -283,11 +284,43 @@ def derive_resources(spec: ApiSpec) -> ResourceIndex:
         tag_prose = [tag_text.get(t, "") for t in endpoint.tags]
         prose = " ".join([endpoint.summary, endpoint.description, *tag_prose])
         _apply_definitions(prose, [res])
-    _apply_definitions(spec.description, list(resources.values()))
+    # The spec's and its schemas' descriptions define things too ("Admins are teammate
+    # accounts ..."); a definition names its subject, so it goes to the resource of that name.
+    every = list(resources.values())
+    _apply_definitions(spec.description, every)
+    for name in sorted(spec.schemas):
+        _apply_definitions(spec.schemas[name].description, every)
     for res in resources.values():
         # The chain read as a phrase adds nothing search does not already see in the path.
         res.aliases -= {res.name, res.key_name.replace("/", " ").replace("-", " ")}
     return ResourceIndex(resources, of_endpoint)
+
+
+DEFINES = " = "
+"""Joins a definition's subject and alias in a ``DocSection``'s ``definitions`` property."""
+
+
+def guide_definitions(sections: Iterable[Node]) -> list[tuple[str, str]]:
+    """The ``(subject, alias)`` definitions stored on guide sections' nodes."""
+    found = {
+        tuple(d.split(DEFINES, 1)) for n in sections for d in n.props.get("definitions") or ()
+    }
+    return sorted((s, a) for s, a in found)
+
+
+def with_definitions(
+    resources: Sequence[ResourceInfo], defined: Sequence[tuple[str, str]]
+) -> list[ResourceInfo]:
+    """``resources`` with the aliases definitions ``(subject, alias)`` give them: a guide's
+    "Sources are the physical locations ..." names the ``source`` resource "physical location"
+    too. A definition applies to the resources its subject names (:func:`subject_matches`)."""
+    out = []
+    for res in resources:
+        extra = {a for s, a in defined if a != res.name and subject_matches(s, res.name)}
+        if extra - set(res.aliases):
+            res = res.model_copy(update={"aliases": sorted(set(res.aliases) | extra)})
+        out.append(res)
+    return out
 
 
 def _apply_definitions(text: str, targets: list[ResourceDef]) -> None:

@@ -26,6 +26,7 @@ import numpy as np
 from pydantic import ConfigDict, Field
 
 from apiatlas.files import keep_only, write_atomic
+from apiatlas.graph.build.resources import guide_definitions, with_definitions
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef, ResourceInfo
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_plural, singular, split_words
@@ -69,13 +70,15 @@ class _MatcherCache:
     def resources(
         self, store: KnowledgeGraphStore, project: str, api: str | None
     ) -> list[ResourceInfo]:
-        """The resources of the project (or one API), cached until the project's revision moves."""
+        """The resources of the project (or one API), with the aliases the project's guides
+        define for them, cached until the project's revision moves."""
         revision = store.revision(project)  # read first: a later ingest can only bump it again
         with self._lock:
             hit = self._resources.get((project, api))
             if revision and hit is not None and hit[0] == revision:
                 return hit[1]
-        resources = store.resources(project, api=api)
+        defined = guide_definitions(store.nodes(project, "DocSection"))
+        resources = with_definitions(store.resources(project, api=api), defined)
         with self._lock:
             self._resources[(project, api)] = (revision, resources, _digest(resources))
         return resources

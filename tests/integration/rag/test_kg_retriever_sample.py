@@ -121,3 +121,31 @@ def test_resource_cache_follows_re_ingests_by_any_connection(
     finally:
         writer.close()
         graph.close()
+
+
+def test_a_guide_s_definition_names_a_resource_until_the_guide_drops_it(
+    tmp_path: Path, embeddings: Embeddings
+) -> None:
+    guides = tmp_path / "guides"
+    guides.mkdir()
+    page = guides / "glossary.md"
+    page.write_text("# Glossary\n\nCarriers are the hauling firms that move your goods.\n")
+    spec = load_openapi(sample_spec_path())
+    graph = SqliteGraphStore(tmp_path / "graph.sqlite")
+    try:
+        ingest_graph(graph, PROJECT, specs=spec, docs={"guides": load_docs(guides)})
+        retriever = KnowledgeGraphRetriever(store=graph, embeddings=embeddings, project=PROJECT)
+        carrier = next(r for r in retriever.matchers.resources(graph, PROJECT, None)
+                       if r.name == "carrier")
+        assert "hauling firm" in carrier.aliases
+        lookup = retriever.lookup("list all hauling firms", project=PROJECT)
+        match = lookup.matched_resources[0]
+        assert (match.resource.name, match.how) == ("carrier", "lexical")
+        assert [p.signature for p in lookup.primary][:1] == ["GET /v2/carriers"]
+        page.write_text("# Glossary\n\nNothing is defined here any more.\n")
+        ingest_graph(graph, PROJECT, docs={"guides": load_docs(guides)})
+        carrier = next(r for r in retriever.matchers.resources(graph, PROJECT, None)
+                       if r.name == "carrier")
+        assert "hauling firm" not in carrier.aliases
+    finally:
+        graph.close()

@@ -7,12 +7,25 @@ import pytest
 from apiatlas.graph.build.resources import (
     definitions,
     derive_resources,
+    guide_definitions,
     id_resource_phrase,
     qualified_alias,
     resource_chain,
+    with_definitions,
 )
+from apiatlas.graph.build.builder import build_docs_batch
+from apiatlas.graph.model import ResourceInfo
 from apiatlas.graph.words import noun_phrase, singular, split_words
-from apiatlas.loaders.models import ApiSpec, Endpoint, Provenance, RequestBodyInfo, TagInfo
+from apiatlas.loaders.models import (
+    ApiSpec,
+    DocPage,
+    DocSection,
+    Endpoint,
+    Provenance,
+    RequestBodyInfo,
+    SchemaInfo,
+    TagInfo,
+)
 
 PROV = Provenance(source="spec.yaml")
 
@@ -109,3 +122,42 @@ def test_derive_resources_collects_aliases_and_parents() -> None:
     assert index.find("origin location") == "location"
     assert index.find("tracking event") == "shipment/tracking-event"
     assert index.find("carrier") is None
+
+
+def test_schema_descriptions_define_the_resources_they_name() -> None:
+    spec = ApiSpec(
+        name="x", title="X", spec_format="openapi 3.0.3", source="spec.yaml",
+        endpoints=[Endpoint(method="GET", path="/admins", provenance=PROV),
+                   Endpoint(method="GET", path="/teams", provenance=PROV)],
+        schemas={
+            "admin": SchemaInfo(name="admin", provenance=PROV, description=(
+                "Admins are teammate accounts that have access to a workspace.")),
+            # A definition of something that is no resource here names nothing.
+            "job": SchemaInfo(name="job", provenance=PROV, description="Jobs are queued tasks."),
+        },
+    )  # fmt: skip
+    index = derive_resources(spec)
+    assert index.resources["admin"].aliases == {"teammate account"}
+    assert index.resources["team"].aliases == set()
+
+
+def test_guide_definitions_reach_the_resources_they_name() -> None:
+    page = DocPage(source="/g.md", title="G", sections=[
+        DocSection(source="/g.md", title="G", section_path=["G"], anchor="g", text=(
+            "**Sources** are the physical locations from which you ship. Orders are created when "
+            "paid.")),
+        DocSection(source="/g.md", title="G", section_path=["G", "More"], anchor="more",
+                   text="Nothing is defined here."),
+    ])  # fmt: skip
+    nodes = build_docs_batch([page], project="p", name="guides").nodes
+    assert [n.props["definitions"] for n in nodes] == [["source = physical location"], []]
+    defined = guide_definitions(nodes)
+    assert defined == [("source", "physical location")]
+    resources = [
+        ResourceInfo(key="a:inventory/source", api="a", name="source", aliases=["inventory source"]),
+        ResourceInfo(key="a:order", api="a", name="order"),
+    ]
+    merged = with_definitions(resources, defined)
+    assert merged[0].aliases == ["inventory source", "physical location"]
+    assert merged[1] is resources[1]  # nothing defined for it: the same object
+    assert resources[0].aliases == ["inventory source"]  # the input is not changed
