@@ -290,7 +290,9 @@ class KnowledgeGraphRetriever(BaseRetriever):
         resources = self.matchers.resources(self.store, project, api)
         matcher = self.matchers.get(project, api, resources, self.embeddings)
         names = {*intent.names, *self.matchers.api_names(self.store, project, api, resources)}
-        matches = matcher.match(intent.resource_terms, names=names)
+        # The terms' similarities to the resource names, embedded once for this question.
+        memo: dict[str, list[float]] = {}
+        matches = matcher.match(intent.resource_terms, names=names, memo=memo)
         matched_words = {w for m in matches for w in m.term.split()}
         unmatched = [t for t in intent.resource_terms if not set(t.split()) <= matched_words]
         scored, pool = self._score(project, api, intent, matches, unmatched)
@@ -306,7 +308,9 @@ class KnowledgeGraphRetriever(BaseRetriever):
             apis=sorted({r.api for r in resources}),
         )
         if not primary and not lookup.alternatives and unmatched:
-            lookup.alternatives = self._closest(project, api, matcher, intent, unmatched, k)
+            lookup.alternatives = self._closest(
+                project, api, matcher, intent, unmatched, k, memo
+            )
         lookup.prerequisites = self.prerequisites(project, primary)
         return lookup
 
@@ -376,10 +380,12 @@ class KnowledgeGraphRetriever(BaseRetriever):
         intent: Intent,
         terms: list[str],
         k: int,
+        memo: dict[str, list[float]],
     ) -> list[EndpointRef]:
-        """Endpoints of the resources nearest to ``terms``, those doing the asked kind first."""
+        """Endpoints of the resources nearest to ``terms``, those doing the asked kind first
+        (``memo``: the similarity rows :meth:`ResourceMatcher.match` already made)."""
         out: list[EndpointRef] = []
-        for resource in matcher.closest(terms, n=2):
+        for resource in matcher.closest(terms, n=2, memo=memo):
             found = self.store.find_endpoints(project, resource=resource.key, api=api, limit=50)
             out += sorted(found, key=lambda r: -intent_fit(r, intent))[:2]
         return out[:k]

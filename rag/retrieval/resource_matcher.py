@@ -90,7 +90,11 @@ class ResourceMatcher:
         self._vectors = unit_rows(self.vectors, np.float64)
 
     def match(
-        self, terms: Sequence[str], *, names: Collection[str] = ()
+        self,
+        terms: Sequence[str],
+        *,
+        names: Collection[str] = (),
+        memo: dict[str, list[float]] | None = None,
     ) -> list[ResourceMatch]:
         """Resources named by ``terms``, best first; lexical matches beat semantic ones.
 
@@ -102,6 +106,8 @@ class ResourceMatcher:
             names: Proper names (the API's own name, places, companies). A term with one of
                 these words matches only a resource of that exact name: its embedding says
                 what the name sounds like, not what the question asks about.
+            memo: Similarity rows of terms already embedded for this question (see
+                :meth:`similarities`).
         """
         matches: dict[str, ResourceMatch] = {}
         covered: set[str] = set()
@@ -121,7 +127,7 @@ class ResourceMatcher:
                 ))
         pending = [t for t in pending if not set(t.split()) <= covered]
         if pending and len(self._vectors):
-            for term, scores in zip(pending, self.similarities(pending)):
+            for term, scores in zip(pending, self.similarities(pending, memo)):
                 best = max(range(len(scores)), key=scores.__getitem__)
                 if scores[best] >= self.threshold:
                     for i in self._names[self._texts[best]]:
@@ -131,19 +137,32 @@ class ResourceMatcher:
                         ))
         return sorted(matches.values(), key=lambda m: -m.score)
 
-    def similarities(self, terms: Sequence[str]) -> list[list[float]]:
-        """Cosine similarity of each term to each known resource name (rows follow ``terms``)."""
+    def similarities(
+        self, terms: Sequence[str], memo: dict[str, list[float]] | None = None
+    ) -> list[list[float]]:
+        """Cosine similarity of each term to each known resource name (rows follow ``terms``).
+
+        ``memo`` (term -> row) spares one question's terms a second model call: rows found
+        there are reused, and the terms embedded now (in one batch) are added to it.
+        """
         if not len(self._vectors):
             return [[] for _ in terms]
-        vectors = unit_rows(self._embeddings.embed_documents(list(terms)), np.float64)
-        return (vectors @ self._vectors.T).tolist()  # type: ignore[no-any-return]
+        memo = {} if memo is None else memo
+        missing = [t for t in dict.fromkeys(terms) if t not in memo]
+        if missing:
+            vectors = unit_rows(self._embeddings.embed_documents(missing), np.float64)
+            memo.update(zip(missing, (vectors @ self._vectors.T).tolist(), strict=True))
+        return [memo[t] for t in terms]
 
-    def closest(self, terms: Sequence[str], n: int = 3) -> list[ResourceInfo]:
-        """The resources nearest to ``terms`` regardless of threshold (for "did you mean")."""
+    def closest(
+        self, terms: Sequence[str], n: int = 3, memo: dict[str, list[float]] | None = None
+    ) -> list[ResourceInfo]:
+        """The resources nearest to ``terms`` regardless of threshold (for "did you mean");
+        ``memo`` as in :meth:`similarities`."""
         if not terms or not len(self._vectors):
             return []
         best: dict[int, float] = {}
-        for scores in self.similarities(terms):
+        for scores in self.similarities(terms, memo):
             for j, score in enumerate(scores):
                 for i in self._names[self._texts[j]]:
                     best[i] = max(best.get(i, -1.0), score)

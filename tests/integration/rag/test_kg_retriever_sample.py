@@ -149,3 +149,33 @@ def test_a_guide_s_definition_names_a_resource_until_the_guide_drops_it(
         assert "hauling firm" not in carrier.aliases
     finally:
         graph.close()
+
+
+class _Recording(Embeddings):
+    """The real model, recording every batch of texts it embeds."""
+
+    def __init__(self, inner: Embeddings) -> None:
+        self.inner = inner
+        self.batches: list[list[str]] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.batches.append(list(texts))
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.batches.append([text])
+        return self.inner.embed_query(text)
+
+
+def test_a_question_s_unmatched_term_is_embedded_once(
+    store: SqliteGraphStore, embeddings: Embeddings
+) -> None:
+    recording = _Recording(embeddings)
+    retriever = KnowledgeGraphRetriever(store=store, embeddings=recording, project=PROJECT)
+    lookup = retriever.lookup("list all pallets", project=PROJECT)
+    # Nothing is named "pallet": the graph answers with the nearest resources' endpoints,
+    # found from the similarities its resource matching already worked out.
+    assert lookup.primary == [] and lookup.unmatched_terms and lookup.alternatives
+    assert [b for b in recording.batches if any("pallet" in t for t in b)] == [
+        lookup.unmatched_terms
+    ]
