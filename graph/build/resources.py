@@ -316,17 +316,22 @@ def with_definitions(
     too. A definition applies to the resources its subject names (:func:`subject_matches`)."""
     out = []
     for res in resources:
-        extra = {a for s, a in defined if a != res.name and subject_matches(s, res.name)}
+        extra = defined_aliases(res.name, defined)
         if extra - set(res.aliases):
             res = res.model_copy(update={"aliases": sorted(set(res.aliases) | extra)})
         out.append(res)
     return out
 
 
+def defined_aliases(name: str, defined: Iterable[tuple[str, str]]) -> set[str]:
+    """The aliases definitions ``(subject, alias)`` give the resource called ``name``: those
+    whose subject names it (:func:`subject_matches`), its own name aside."""
+    return {a for s, a in defined if a != name and subject_matches(s, name)}
+
+
 def _apply_definitions(text: str, targets: list[ResourceDef]) -> None:
     if not text:
         return
-    for subject, alias in definitions(text):
-        for res in targets:
-            if subject_matches(subject, res.name):
-                res.aliases.add(alias)
+    found = definitions(text)
+    for res in targets:
+        res.aliases |= defined_aliases(res.name, found)

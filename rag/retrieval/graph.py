@@ -66,6 +66,7 @@ class _MatcherCache:
         self._cache: dict[tuple[str, str | None], tuple[str, ResourceMatcher]] = {}
         self._vocab: dict[tuple[str, str | None], tuple[str, Vocabulary]] = {}
         self._names: dict[tuple[str, str | None], tuple[str, frozenset[str]]] = {}
+        self._defined: dict[tuple[str, str | None], tuple[str, list[tuple[str, str]]]] = {}
 
     def resources(
         self, store: KnowledgeGraphStore, project: str, api: str | None
@@ -77,11 +78,31 @@ class _MatcherCache:
             hit = self._resources.get((project, api))
             if revision and hit is not None and hit[0] == revision:
                 return hit[1]
-        defined = guide_definitions(store.nodes(project, "DocSection"))
+        defined = self._definitions(store, project, revision)
         resources = with_definitions(store.resources(project, api=api), defined)
         with self._lock:
             self._resources[(project, api)] = (revision, resources, _digest(resources))
         return resources
+
+    def _definitions(
+        self, store: KnowledgeGraphStore, project: str, revision: str
+    ) -> list[tuple[str, str]]:
+        """The project's guide definitions at ``revision``: read from its guide sections once
+        per revision (kept beside the vocabulary), whichever API a question is scoped to."""
+        with self._lock:
+            hit = self._defined.get((project, None))
+            if revision and hit is not None and hit[0] == revision:
+                return hit[1]
+        path = self._path("definitions", project, None, revision) if revision else None
+        found = _load_json(path)
+        defined = [(s, a) for s, a in found] if found is not None else None
+        if defined is None:
+            defined = guide_definitions(store.nodes(project, "DocSection"))
+            if path is not None:
+                _write_replacing(path, json.dumps(defined).encode("utf-8"))
+        with self._lock:
+            self._defined[(project, None)] = (revision, defined)
+        return defined
 
     def _fingerprint(self, project: str, api: str | None, resources: list[ResourceInfo]) -> str:
         """:func:`_digest` of ``resources``, remembered when they are the list last read."""
@@ -112,7 +133,7 @@ class _MatcherCache:
             return None  # no revision yet: nothing stable to key a file on
         owner = hashlib.sha256(f"{project}|{api or ''}".encode()).hexdigest()[:16]
         key = hashlib.sha256(version.encode()).hexdigest()[:16]
-        ext = "json" if kind == "vocabulary" else "npy"
+        ext = "json" if kind in ("vocabulary", "definitions") else "npy"
         return self.folder / f"{kind}-{owner}-{key}.{ext}"
 
     def _version(self, project: str, api: str | None, resources: list[ResourceInfo]) -> str:
@@ -170,18 +191,25 @@ class _MatcherCache:
 
     def invalidate(self, project: str | None = None) -> None:
         with self._lock:
-            for cache in (self._resources, self._cache, self._vocab, self._names):
+            for cache in (self._resources, self._cache, self._vocab, self._names, self._defined):
                 for key in [k for k in cache if project is None or k[0] == project]:
                     del cache[key]
 
 
 def _load_vocabulary(path: Path | None) -> Vocabulary | None:
+    words = _load_json(path)
+    return Vocabulary.of_words(words) if words is not None else None
+
+
+def _load_json(path: Path | None) -> Any:
+    """The JSON value kept at ``path``, or ``None`` when there is none or it is unreadable (a
+    crash mid-write): then it is built again."""
     if path is None or not path.exists():
         return None
     try:
-        return Vocabulary.of_words(json.loads(path.read_text(encoding="utf-8")))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None  # unreadable (a crash mid-write): built again
+        return None
 
 
 def _load_vectors(path: Path | None) -> list[list[float]] | None:

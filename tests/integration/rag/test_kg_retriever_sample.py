@@ -10,7 +10,7 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
 from apiatlas.graph.build.ingest import ingest_graph
-from apiatlas.graph.model import ResourceInfo
+from apiatlas.graph.model import Node, NodeLabel, ResourceInfo
 from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.openapi import load_openapi
@@ -87,13 +87,19 @@ def test_invoke_overrides_project_and_api(retriever: KnowledgeGraphRetriever) ->
 
 
 class _CountingStore(SqliteGraphStore):
-    """The real SQLite store, counting how often the resource list is read."""
+    """The real SQLite store, counting how often the resource list and the guide sections are
+    read."""
 
     resource_reads = 0
+    section_reads = 0
 
     def resources(self, project: str, *, api: str | None = None) -> list[ResourceInfo]:
         self.resource_reads += 1
         return super().resources(project, api=api)
+
+    def nodes(self, project: str, label: NodeLabel, *, scope: str | None = None) -> list[Node]:
+        self.section_reads += label == "DocSection"
+        return super().nodes(project, label, scope=scope)
 
 
 def test_resource_cache_follows_re_ingests_by_any_connection(
@@ -179,3 +185,29 @@ def test_a_question_s_unmatched_term_is_embedded_once(
     assert [b for b in recording.batches if any("pallet" in t for t in b)] == [
         lookup.unmatched_terms
     ]
+
+
+def test_guide_definitions_are_kept_between_processes(
+    tmp_path: Path, embeddings: Embeddings
+) -> None:
+    guides = tmp_path / "guides"
+    guides.mkdir()
+    (guides / "glossary.md").write_text("# Glossary\n\nCarriers are the hauling firms.\n")
+    graph = _CountingStore(tmp_path / "graph.sqlite")
+    try:
+        ingest_graph(graph, PROJECT, specs=load_openapi(sample_spec_path()),
+                     docs={"guides": load_docs(guides)})
+        api = graph.resources(PROJECT)[0].api
+        first = KnowledgeGraphRetriever(store=graph, embeddings=embeddings, project=PROJECT,
+                                        derived_dir=tmp_path / "derived")
+        for scope in (None, api):
+            first.lookup("list all hauling firms", project=PROJECT, api=scope)
+        read = graph.section_reads
+        later = KnowledgeGraphRetriever(store=graph, embeddings=embeddings, project=PROJECT,
+                                        derived_dir=tmp_path / "derived")  # a new process
+        for scope in (None, api):
+            lookup = later.lookup("list all hauling firms", project=PROJECT, api=scope)
+            assert [p.signature for p in lookup.primary][:1] == ["GET /v2/carriers"]
+        assert graph.section_reads == read  # what the guides define was kept, not read again
+    finally:
+        graph.close()
