@@ -2,7 +2,8 @@
 
 Loading the model through sentence-transformers imports torch and takes seconds, which every
 CLI question paid. Here the model is exported once to ONNX (mean pooling and L2 normalisation
-inside the graph, so its output is the sentence embedding), cached under
+inside the graph, so its output is the sentence embedding; each layer's attention fused into one
+operator by ONNX Runtime's BERT optimiser), cached under
 :func:`model_cache_dir` keyed by the weights' sha256, and run with ``onnxruntime`` and the
 ``tokenizers`` library. Only the export needs torch (and ``onnx``); a process that finds the
 export in the cache never imports either.
@@ -82,6 +83,10 @@ def weights_sha256(folder: Path) -> str:
     return digest.hexdigest()
 
 
+EXPORT_RECIPE = "fused"
+"""Part of the exported file's name: a new export recipe never reads an older one's file."""
+
+
 def onnx_path(folder: Path | None = None) -> Path:
     """The exported model of ``folder`` (the packaged one by default), exporting it first when
     the cache has none.
@@ -90,14 +95,25 @@ def onnx_path(folder: Path | None = None) -> Path:
         ModelError: The export failed (torch, transformers or onnx missing or broken).
     """
     folder = folder or model_dir()
-    target = model_cache_dir() / f"minilm-{weights_sha256(folder)[:16]}.onnx"
+    target = model_cache_dir() / f"{weights_id(folder)}-{EXPORT_RECIPE}.onnx"
     if not target.exists():
         export_onnx(folder, target)
     return target
 
 
+def weights_id(folder: Path) -> str:
+    """The name of the model's weights (``minilm-`` and their sha256 prefix): the id its vectors
+    are kept under. Exports of the same weights give the same vectors to within float rounding,
+    so they share it."""
+    return f"minilm-{weights_sha256(folder)[:16]}"
+
+
 def export_onnx(folder: Path, target: Path) -> None:
     """Export the model in ``folder`` to ``target``: token ids in, unit sentence vectors out.
+
+    The encoder is traced with transformers' eager attention, whose graph ONNX Runtime's BERT
+    optimiser recognises: each layer's attention, GELU and layer norms become one fused operator
+    (the SDPA trace fuses no attention block), for the same vectors to within float rounding.
 
     Raises:
         ModelError: torch, transformers or onnx is missing, or the export failed.
@@ -121,24 +137,27 @@ def export_onnx(folder: Path, target: Path) -> None:
             pooled = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(pooled, p=2, dim=1)
 
+    traced = partial_path(target.with_name(target.stem + "-traced.onnx"))
     try:
-        encoder = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
+        encoder = AutoModel.from_pretrained(
+            str(folder), local_files_only=True, attn_implementation="eager"
+        ).eval()
         sample = tokenizer(folder).encode_batch(["an example", "another, longer example text"])
         args = tuple(torch.tensor([getattr(e, _attr(n)) for e in sample]) for n in _INPUTS)
         axes = {n: {0: "batch", 1: "tokens"} for n in _INPUTS}
         target.parent.mkdir(parents=True, exist_ok=True)
-        partial = partial_path(target)
         # The tracer warns about Python branches in transformers' masking code; they take the
         # same path for every input (checked against sentence-transformers in the tests).
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(
-                _SentenceEmbedding(encoder), args, str(partial),
+                _SentenceEmbedding(encoder), args, str(traced),
                 input_names=list(_INPUTS), output_names=["embedding"],
                 dynamic_axes={**axes, "embedding": {0: "batch"}},
                 opset_version=17, dynamo=False,
             )
-        partial.replace(target)  # atomic: a concurrent reader sees no half-written model
+        _fuse(traced, target, heads=encoder.config.num_attention_heads,
+              hidden=encoder.config.hidden_size)
     except ModelError:
         raise
     except Exception as e:  # torch's exporter raises many types
@@ -147,6 +166,23 @@ def export_onnx(folder: Path, target: Path) -> None:
             "torch, transformers and onnx are installed (`make setup`) and the folder is "
             "writable, or set APIATLAS_MODEL_CACHE to another folder."
         ) from e
+    finally:
+        traced.unlink(missing_ok=True)
+
+
+def _fuse(source: Path, target: Path, *, heads: int, hidden: int) -> None:
+    """ONNX Runtime's BERT fusions (offline, no hardware-specific rewrites) from ``source`` into
+    ``target``, written atomically."""
+    from onnxruntime.transformers import optimizer
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fused = optimizer.optimize_model(
+            str(source), model_type="bert", num_heads=heads, hidden_size=hidden, opt_level=0
+        )
+    partial = partial_path(target)
+    fused.save_model_to_file(str(partial))
+    partial.replace(target)  # atomic: a concurrent reader sees no half-written model
 
 
 def tokenizer(folder: Path | None = None) -> Any:
@@ -185,9 +221,9 @@ class OnnxEmbeddings(Embeddings):
                 "export it again."
             ) from e
         self._tokenizer = tokenizer(folder)
-        self._lock = threading.Lock()
-        self.model_id = path.stem
-        """Names the exported weights (their sha256 prefix)."""  # one tokenizer's padding state, one session at a time
+        self._lock = threading.Lock()  # one tokenizer's padding state, one session at a time
+        self.model_id = weights_id(folder)
+        """Names the weights (their sha256 prefix), whichever export of them runs."""
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Vectors of ``texts``, run in batches of similar length, returned in input order."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,16 @@ def test_export_matches_sentence_transformers(exported: Path) -> None:
     assert (got * want).sum(axis=1).min() > 0.9999
     # Batched by length, returned in input order; one text alone gives the same vector.
     assert np.allclose(onnx.embed_query(TEXTS[2]), got[2], atol=1e-5)
+
+
+def test_export_fuses_each_layer_into_onnx_runtime_operators(exported: Path) -> None:
+    import onnx
+
+    ops = Counter(node.op_type for node in onnx.load(str(exported)).graph.node)
+    # MiniLM-L6 has six layers: one fused attention and one fused GELU each, and no attention
+    # left as loose MatMul/Softmax nodes (the SDPA trace fused none of them).
+    assert ops["Attention"] == 6 and ops["BiasGelu"] == 6
+    assert ops["Softmax"] == 0 and ops["EmbedLayerNormalization"] == 1
 
 
 def test_a_question_in_a_fresh_process_never_imports_torch(exported: Path, tmp_path: Path) -> None:
