@@ -4,7 +4,8 @@ Reports, for the sample API and (when ``../shared/data`` is present) Square and 
 admin with its guides: first-ingest time and counts, unchanged re-ingest time, raw embedding
 throughput, the first ``ask`` after opening (it builds the per-project caches), and ``ask``
 latency median/p95 per agent route, cold (the question's embedding not cached) and warm (the
-same question again), against a plain Chroma ``similarity_search`` on the same questions.
+same question again), against a plain Chroma ``similarity_search`` on the same questions, and
+with a question's threads set each way (:data:`THREAD_ARMS`), quiet and beside a busy process.
 Writes a dated Markdown file. The machine is shared and noisy: read medians and ratios, not
 single numbers.
 """
@@ -12,8 +13,11 @@ single numbers.
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -127,6 +131,85 @@ def plain_search(atlas: ApiAtlas, ds: Dataset, repeat: int) -> list[float]:
     return out
 
 
+THREAD_ARMS: dict[str, tuple[bool, bool]] = {
+    "shipped: one BLAS thread, ONNX Runtime stops spinning": (True, False),
+    "BLAS threads left alone": (False, False),
+    "ONNX Runtime spins after each run": (True, True),
+    "both off (before)": (False, True),
+}
+"""How a question's threads behave: (BLAS on one thread, ONNX Runtime's threads spinning after
+each run)."""
+
+
+def ask_block(
+    home: str, project: str, questions: list[str], repeat: int, one_blas: bool, spin: bool
+) -> list[float]:
+    """Cold ``ask`` milliseconds of ``questions`` in this process, with its threads set as
+    asked. Run in a process of its own per setting: threads that spin after one setting's work
+    would otherwise still be spinning during the other's."""
+    from apiatlas.rag.retrieval import onnx_minilm, threads
+
+    threads.ENABLED, onnx_minilm.SPIN_AFTER_RUN = one_blas, spin
+    atlas = ApiAtlas(Settings(home=Path(home), project=project))
+    with atlas:
+        atlas.ask(questions[0], project=project)  # opening: the model and the caches
+        out = []
+        for question in questions:
+            for _ in range(repeat):
+                atlas.embeddings.clear()  # type: ignore[attr-defined]
+                started = perf_counter()
+                atlas.ask(question, project=project)
+                out.append((perf_counter() - started) * 1000)
+    return out
+
+
+def thread_settings(home: Path, sets: list[Dataset], repeat: int) -> list[str]:
+    """Cold ``ask`` under each of :data:`THREAD_ARMS`, each in a new process on the bench's
+    home, two rounds in turn, on a quiet machine and while a busy-looping process holds one
+    core (a shared machine, or a server's other work)."""
+    times: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    code = ("import json, sys; from apiatlas.evals.bench import ask_block; "
+            "print(json.dumps(ask_block(*json.loads(sys.argv[1]))))")
+    for load in ("quiet", "one core busy"):
+        burner = (subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                  if load != "quiet" else None)
+        try:
+            for _ in range(2):
+                for ds in sets:
+                    for arm, (one_blas, spin) in THREAD_ARMS.items():
+                        args = [str(home), ds.name, list(ds.questions), repeat, one_blas, spin]
+                        done = subprocess.run(
+                            [sys.executable, "-c", code, json.dumps(args)],
+                            capture_output=True, text=True, check=True,
+                        )
+                        times[(ds.name, load, arm)] += json.loads(done.stdout.splitlines()[-1])
+        finally:
+            if burner is not None:
+                burner.kill()
+                burner.wait()
+    shipped = next(iter(THREAD_ARMS))
+    rows = []
+    for ds in sets:
+        for load in ("quiet", "one core busy"):
+            base = statistics.median(times[(ds.name, load, shipped)])
+            for arm in THREAD_ARMS:
+                values = times[(ds.name, load, arm)]
+                rows.append(f"| {ds.name} | {load} | {arm} | {_stats(values)} | "
+                            f"{statistics.median(values) / base:.2f} |")
+    return [
+        "## A question's threads: BLAS on one thread, ONNX Runtime's threads stop after each run",
+        "",
+        "Cold `ask`, each setting in a new process on this run's stores (two rounds in turn, "
+        f"{repeat} runs per question each), then the same beside a busy-looping process. "
+        "Ratio: median over the shipped setting's median.",
+        "",
+        "| dataset | machine | setting | median ms | p95 ms | median / shipped |",
+        "| --- | --- | --- | ---: | ---: | ---: |",
+        *rows,
+        "",
+    ]
+
+
 def onnx_against_torch(questions: list[str], repeat: int) -> list[str]:
     """The ONNX model against sentence-transformers (torch) on the same questions: the lowest
     cosine between their vectors, and cold single-question latency of each, side by side."""
@@ -199,6 +282,7 @@ def run(shared: Path, repeat: int) -> str:
                 plain[ds.name] = plain_search(atlas, ds, repeat)
             texts = [f"POST /v2/things/{i} creates thing number {i} with a name" for i in range(256)]
             throughput = embedding_throughput(atlas, texts)
+            settings_rows = thread_settings(Path(home), datasets(shared), repeat)
     lines += [
         "## Ingest (first run, then an unchanged re-run)",
         "",
@@ -244,7 +328,7 @@ def run(shared: Path, repeat: int) -> str:
         ),
     ]
     questions = [q for ds in datasets(shared) for q in ds.questions]
-    lines += ["", *onnx_against_torch(questions, repeat)]
+    lines += ["", *settings_rows, *onnx_against_torch(questions, repeat)]
     # ru_maxrss is in KiB on Linux: the peak resident size of this whole benchmark process.
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lines += ["", f"Peak resident memory of the benchmark process: {peak_mib:.0f} MiB."]

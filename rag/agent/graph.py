@@ -35,6 +35,7 @@ from apiatlas.rag.agent.state import AgentState, InputState, OutputState
 from apiatlas.rag.answer.llm import DEFAULT_TIMEOUT_S
 from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.rag.ranking.pipeline import FieldIndexCache
+from apiatlas.rag.retrieval.threads import one_blas_thread
 from apiatlas.rag.memory.agent import route_after_memory
 
 Node = Callable[[AgentState, Runtime[AgentContext]], dict[str, Any]]
@@ -79,7 +80,8 @@ def _finish(name: str, started: float, update: dict[str, Any]) -> dict[str, Any]
 def _timed(name: str, fn: Node) -> Node:
     def node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         started = time.perf_counter()
-        return _finish(name, started, fn(state, runtime))
+        with one_blas_thread():
+            return _finish(name, started, fn(state, runtime))
 
     node.__name__ = name
     return node
@@ -90,11 +92,13 @@ def _timed_both(name: str, fn: Node, afn: AsyncNode) -> RunnableLambda:
 
     def node(state: AgentState) -> dict[str, Any]:
         started = time.perf_counter()
-        return _finish(name, started, fn(state, get_runtime(AgentContext)))
+        with one_blas_thread():
+            return _finish(name, started, fn(state, get_runtime(AgentContext)))
 
     async def anode(state: AgentState) -> dict[str, Any]:
         started = time.perf_counter()
-        return _finish(name, started, await afn(state, get_runtime(AgentContext)))
+        with one_blas_thread():
+            return _finish(name, started, await afn(state, get_runtime(AgentContext)))
 
     return RunnableLambda(node, afunc=anode, name=name)
 

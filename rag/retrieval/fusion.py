@@ -25,6 +25,7 @@ from apiatlas.errors import StoreError, UsageError
 from apiatlas.rag.retrieval.lexical import BM25Retriever
 from apiatlas.rag.retrieval.dense import load_card_vectors, load_corpus, scope_filter
 from apiatlas.rag.retrieval.snapshot import CorpusCache
+from apiatlas.rag.retrieval.threads import one_blas_thread
 
 Strategy = Literal["bm25", "dense", "hybrid"]
 
@@ -280,9 +281,14 @@ class HybridRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **overrides: Any
     ) -> list[Document]:
-        return self.search(query, **overrides)
+        with one_blas_thread():
+            return self.search(query, **overrides)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **overrides: Any
     ) -> list[Document]:
-        return await run_in_executor(None, lambda: self.search(query, **overrides))
+        def search() -> list[Document]:
+            with one_blas_thread():
+                return self.search(query, **overrides)
+
+        return await run_in_executor(None, search)

@@ -35,6 +35,7 @@ from apiatlas.rag.retrieval.embeddings import model_id
 from apiatlas.rag.retrieval.intent import Intent, analyse_question, normalise_path
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.retrieval.resource_matcher import ResourceMatch, ResourceMatcher
+from apiatlas.rag.retrieval.threads import one_blas_thread
 from apiatlas.rag.retrieval.vocabulary import Vocabulary
 
 _ALL = 100_000
@@ -455,7 +456,8 @@ class KnowledgeGraphRetriever(BaseRetriever):
         project = kwargs.get("project") or self.project
         api = kwargs.get("api", self.api)
         k = int(kwargs.get("k") or self.k)
-        lookup = self.lookup(query, project=project, api=api, k=k)
+        with one_blas_thread():
+            lookup = self.lookup(query, project=project, api=api, k=k)
         refs = [(p, "primary") for p in lookup.primary]
         refs += [(d.provider, "prerequisite") for d in lookup.prerequisites]
         docs: list[Document] = []

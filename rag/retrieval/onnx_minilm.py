@@ -35,6 +35,12 @@ does."""
 BATCH = 32
 """Texts per ONNX run; documents are batched by length, so padding stays small."""
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+SPIN_AFTER_RUN = False
+"""Whether ONNX Runtime's threads keep spinning (busy-waiting) for the next run once a run is
+over, its default. Off: they stop at the end of each run (``session.force_spinning_stop``),
+leaving the cores to the rest of the answer and to other processes. A run is as fast either way;
+after one question's embedding the spinning kept the second core busy, and beside another busy
+process it doubled the p95 of an answer (``make bench`` measures both)."""
 
 
 def model_dir() -> Path:
@@ -211,6 +217,8 @@ class OnnxEmbeddings(Embeddings):
         options = onnxruntime.SessionOptions()
         if threads is not None:
             options.intra_op_num_threads = threads
+        if not SPIN_AFTER_RUN:
+            options.add_session_config_entry("session.force_spinning_stop", "1")
         try:
             self._session = onnxruntime.InferenceSession(
                 str(path), options, providers=["CPUExecutionProvider"]

@@ -42,6 +42,9 @@ def test_export_matches_sentence_transformers(exported: Path) -> None:
     assert (got * want).sum(axis=1).min() > 0.9999
     # Batched by length, returned in input order; one text alone gives the same vector.
     assert np.allclose(onnx.embed_query(TEXTS[2]), got[2], atol=1e-5)
+    # Its threads stop spinning when a run is over, leaving the cores to the rest of the answer.
+    options = onnx._session.get_session_options()
+    assert options.get_session_config_entry("session.force_spinning_stop") == "1"
 
 
 def test_export_fuses_each_layer_into_onnx_runtime_operators(exported: Path) -> None:
