@@ -38,9 +38,9 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 SPIN_AFTER_RUN = False
 """Whether ONNX Runtime's threads keep spinning (busy-waiting) for the next run once a run is
 over, its default. Off: they stop at the end of each run (``session.force_spinning_stop``),
-leaving the cores to the rest of the answer and to other processes. A run is as fast either way;
-after one question's embedding the spinning kept the second core busy, and beside another busy
-process it doubled the p95 of an answer (``make bench`` measures both)."""
+leaving the cores to the rest of the answer and to other processes: beside a busy process,
+spinning raised the p95 of a cold answer 1.6-1.8x on Square and Adobe Commerce (``make bench``
+measures both)."""
 
 
 def model_dir() -> Path:
