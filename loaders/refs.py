@@ -250,7 +250,9 @@ class RefResolver:
         self._fetch_policy = fetch_policy
         self._allow_remote = allow_remote or fetch_policy is not None
         self._docs: dict[str, Any] = {}
-        self._failed_remote: dict[str, str] = {}
+        self._failed: dict[str, FetchError] = {}
+        """Remote documents that could not be fetched: each is tried once per load, not once
+        per ``$ref`` (a spec may point at one unreachable host hundreds of times)."""
         self._resolutions = 0
         self.warnings = Warnings()
         """Warnings about whole documents (strings cut), for the specs that read them."""
@@ -271,8 +273,14 @@ class RefResolver:
             SpecError: If a file cannot be read or parsed.
             FetchError: If a remote document cannot be fetched.
         """
+        if source in self._failed:
+            raise self._failed[source].with_traceback(None)
         if source not in self._docs:
-            self._docs[source] = self._load(source)
+            try:
+                self._docs[source] = self._load(source)
+            except FetchError as e:
+                self._failed[source] = e
+                raise
         return self._docs[source]
 
     def _load(self, source: str) -> Any:

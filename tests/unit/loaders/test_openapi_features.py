@@ -297,3 +297,49 @@ def test_url_spec_and_its_relative_refs_are_fetched(tmp_path: Path) -> None:
     assert endpoint.operation_id == "listItems"
     assert endpoint.provenance.source == f"{base}/parts/items.json"
     assert endpoint.provenance.pointer == "/list/get"
+
+
+def test_an_unreachable_remote_document_is_tried_once_for_all_its_refs(tmp_path: Path) -> None:
+    # Square points at one unreachable host 90 times; each try cost a DNS lookup.
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from apiatlas.loaders.fetch import FetchPolicy
+
+    requests: list[str] = []
+
+    class Failing(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            requests.append(self.path)
+            self.send_error(503)
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Failing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    names = [f"field{i}" for i in range(12)]
+    properties = {name: {"$ref": f"{base}/common.json#/String"} for name in names}
+    (tmp_path / "api.json").write_text(
+        json.dumps(
+            {
+                "openapi": "3.0.0",
+                "info": {"title": "Refs", "version": "1"},
+                "paths": {},
+                "components": {"schemas": {"Thing": {"properties": properties}}},
+            }
+        ),
+        encoding="utf-8",
+    )
+    try:
+        policy = FetchPolicy(allow_private=True, respect_robots=False, timeout=5)
+        [spec] = load_openapi(tmp_path / "api.json", fetch_policy=policy)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert requests == ["/common.json"]
+    warned = {w.pointer for w in spec.warnings if "common.json" in w.message}
+    assert warned == {f"/components/schemas/Thing/properties/{name}" for name in names}
+    assert all("503" in w.message for w in spec.warnings)
