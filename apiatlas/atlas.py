@@ -435,10 +435,11 @@ class ApiAtlas:
     def _ingest_settings(self, api: str | None) -> list[object]:
         """What, beside the input files, decides what an ingest stores."""
         from apiatlas.loaders.cards import CARD_TOKENS
+        from apiatlas.rag.retrieval.embeddings import settings_model_id
 
         s = self.settings
         return [api, s.graph, s.vectors, s.neo4j_uri, s.neo4j_database, s.embeddings,
-                s.openai_model, CARD_TOKENS, bool(s.database_url)]
+                s.openai_model, settings_model_id(s), CARD_TOKENS, bool(s.database_url)]
 
     def _remember_ingest(self, manifest: Manifest, project: str, key: str,
                          locations: Sequence[str | Path], specs: Sequence[ApiSpec],

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from apiatlas.config import Settings
 from apiatlas.errors import ConfigError, StoreError, UsageError
+from apiatlas.rag.retrieval.embeddings import model_id
 
 if TYPE_CHECKING:
     from langchain_chroma import Chroma
@@ -36,6 +37,8 @@ T = TypeVar("T")
 COLLECTION = "apiatlas"
 SOURCE_ID_KEY = "source_id"
 GROUP_KEY = "group"
+MODEL_KEY = "embedding_model"
+"""Metadata naming the model that embedded a document (see :meth:`VectorIndex.index`)."""
 
 
 class IndexStats(BaseModel):
@@ -316,7 +319,10 @@ class VectorIndex:
         """
         from langchain_core.indexing import index as lc_index
 
-        prepared = [_prepare(doc, project) for doc in docs]
+        # The embedding model is part of every document's hash: vectors of another model (an
+        # earlier one, before an upgrade) are embedded again, never kept beside new ones.
+        model = model_id(self.vector_store.embeddings) if self.vector_store.embeddings else None
+        prepared = [_prepare(doc, project, model) for doc in docs]
         try:
             result = lc_index(
                 prepared,
@@ -364,8 +370,10 @@ def _group_id(project: str, source: str) -> str:
     return f"{project}|{source}"
 
 
-def _prepare(doc: Document, project: str) -> Document:
+def _prepare(doc: Document, project: str, model: str | None) -> Document:
     meta = dict(doc.metadata)
+    if model is not None:
+        meta[MODEL_KEY] = model
     source = meta.get("source")
     if not isinstance(source, str) or not source:
         raise UsageError(

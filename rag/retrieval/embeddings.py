@@ -146,6 +146,13 @@ def model_id(embeddings: Embeddings) -> str:
     return str(found or type(inner).__name__)
 
 
+def settings_model_id(settings: Settings) -> str:
+    """What :func:`model_id` gives for ``settings``' embeddings, without loading the model."""
+    if settings.embeddings == "local":
+        return onnx_minilm.weights_id(onnx_minilm.model_dir())
+    return settings.openai_model
+
+
 def known_dimensions(settings: Settings) -> int | None:
     """The vector size of ``settings``' embeddings when known without embedding anything."""
     if settings.embeddings == "local":

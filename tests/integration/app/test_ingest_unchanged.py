@@ -111,3 +111,15 @@ def test_an_ingest_stopped_while_writing_leaves_no_record(
     again = _ingest(atlas, sample_home.sample)
     assert not again.unchanged and not again.graph.changed
     assert _ingest(atlas, sample_home.sample).unchanged
+
+
+def test_another_embedding_model_means_a_full_ingest(
+    atlas: ApiAtlas, sample_home: SampleHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from apiatlas.rag.retrieval import onnx_minilm
+
+    assert _ingest(atlas, sample_home.sample).unchanged
+    # Other weights installed for the local model: the record no longer vouches for the vectors.
+    monkeypatch.setattr(onnx_minilm, "weights_id", lambda folder: "minilm-other")
+    assert not _ingest(atlas, sample_home.sample).unchanged
+    assert _ingest(atlas, sample_home.sample).unchanged

@@ -163,6 +163,42 @@ def test_reopening_from_disk_keeps_everything(settings: Settings, embeddings: Em
     assert top[0].metadata["project"] == "a"
 
 
+class _Upgraded(Embeddings):
+    """The same vectors under another model's name, as after a model upgrade of equal size."""
+
+    model_id = "minilm-upgraded"
+
+    def __init__(self, inner: Embeddings) -> None:
+        self.vectors = inner
+        self.embedded = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.embedded += len(texts)
+        return self.vectors.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.vectors.embed_query(text)
+
+
+def test_another_embedding_model_embeds_every_document_again(
+    settings: Settings, embeddings: Embeddings
+) -> None:
+    settings.ensure_home()
+    first = VectorIndex(open_vector_store(settings, embeddings), settings.record_manager_url)
+    first.index(cards_of("a", CARDS), project="a", sources=SOURCES)
+    chromadb.api.client.SharedSystemClient.clear_system_cache()
+
+    upgraded = _Upgraded(embeddings)
+    reopened = VectorIndex(open_vector_store(settings, upgraded), settings.record_manager_url)
+    stats = reopened.index(cards_of("a", CARDS), project="a", sources=SOURCES)
+    # No vector of the old model is kept beside the new ones.
+    assert (stats.num_added, stats.num_skipped, stats.num_deleted) == (N, 0, N)
+    assert upgraded.embedded == N
+    stored = load_corpus(reopened.vector_store, project="a")
+    assert {d.metadata["embedding_model"] for d in stored} == {"minilm-upgraded"}
+    assert len(stored) == N
+
+
 def test_documents_must_name_their_source_and_project(vindex: VectorIndex) -> None:
     nameless = Document(page_content="GET /x", metadata={"project": "a"})
     with pytest.raises(UsageError, match="source"):
