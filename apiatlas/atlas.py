@@ -15,12 +15,6 @@ from functools import cached_property
 from pathlib import Path
 from time import perf_counter
 
-from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import LanguageModelLike
-from langchain_core.vectorstores import VectorStore
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field
 
 from apiatlas.config import Settings
@@ -29,37 +23,29 @@ from apiatlas.graph.backends import open_graph_store
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.loaders.models import ApiSpec, DocPage, LoadWarning
 from apiatlas.manifest import IngestRecord, Manifest, file_hashes, inputs_key, listing
-from apiatlas.rag.agent.context import AgentContext
-from apiatlas.rag.answer.result import AnswerResult
-from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
-from apiatlas.rag.memory.links import LinkedMemory
-from apiatlas.rag.retrieval.dense import (
-    GROUP_KEY,
-    IndexStats,
-    VectorIndex,
-    load_corpus_vectors,
-    open_vector_store,
-    record_manager_url,
-)
-from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
-from apiatlas.rag.retrieval.embeddings import (
-    LOCAL_MAX_TOKENS,
-    LazyEmbeddings,
-    known_dimensions,
-    load_embeddings,
-    local_tokenizer,
-)
+from apiatlas.rag.retrieval.index_stats import IndexStats
 
 if TYPE_CHECKING:
+    from langchain_core.documents import Document
+    from langchain_core.embeddings import Embeddings
+    from langchain_core.language_models import LanguageModelLike
+    from langchain_core.vectorstores import VectorStore
+    from langgraph.graph.state import CompiledStateGraph
+    from langgraph.store.base import BaseStore
+
     from apiatlas.loaders.crawl import CrawlLimits
     from apiatlas.loaders.fetch import FetchPolicy
     from apiatlas.loaders.splitting import TokenSplitter
+    from apiatlas.rag.answer.result import AnswerResult
+    from apiatlas.rag.memory.links import LinkedMemory
     from apiatlas.rag.ranking.pipeline import FieldIndexCache
+    from apiatlas.rag.retrieval.dense import VectorIndex
     from apiatlas.rag.retrieval.fusion import HybridRetriever
     from apiatlas.rag.retrieval.snapshot import CorpusCache
 
-# The agent (LangGraph, the ranker, the retrievers) is imported when it is first needed, so
-# that ingesting, `graph stats` and `memory list` start without it.
+# The agent (LangGraph, the ranker, the retrievers), the vector stores and the embeddings are
+# imported when first needed: `graph stats`, `memory list` and an ingest of unchanged files
+# start without them.
 
 ProgressCallback = Callable[[str, int, int], None]
 """Called as ``(stage, done, total)`` while ingesting."""
@@ -85,6 +71,8 @@ class IngestReport(BaseModel):
 
 def _grouped(document: Document, group: str) -> Document:
     """Tag a document with the ingest location it belongs to, the unit of vector cleanup."""
+    from apiatlas.rag.retrieval.dense import GROUP_KEY
+
     document.metadata[GROUP_KEY] = group
     return document
 
@@ -167,6 +155,8 @@ class ApiAtlas:
     @cached_property
     def embeddings(self) -> Embeddings:
         """The embeddings used for vectors and resource matching."""
+        from apiatlas.rag.retrieval.embeddings import load_embeddings
+
         return self._embeddings or load_embeddings(self.settings)
 
     @cached_property
@@ -186,11 +176,16 @@ class ApiAtlas:
     @cached_property
     def vector_store(self) -> VectorStore:
         """The vector store holding endpoint cards and guide chunks."""
+        from apiatlas.rag.retrieval.dense import open_vector_store
+
         return self._vector_store or open_vector_store(self.settings, self.document_embeddings)
 
     @cached_property
     def memory_store(self) -> BaseStore:
         """The LangGraph store holding project memory (opened on first use)."""
+        from apiatlas.rag.memory.backends import open_memory_store
+        from apiatlas.rag.retrieval.embeddings import LazyEmbeddings, known_dimensions
+
         if self._memory_store is not None:
             return self._memory_store
         # The model loads on the first search or write: listing memories never needs it.
@@ -208,6 +203,8 @@ class ApiAtlas:
             agent_type: Also read (and, with ``scope="agent_type"``, write) the memories shared
                 by every agent of this type in the project.
         """
+        from apiatlas.rag.memory.links import LinkedMemory
+
         return LinkedMemory(
             self.memory_store,
             project or self.settings.project,
@@ -218,6 +215,8 @@ class ApiAtlas:
     @cached_property
     def vector_index(self) -> VectorIndex:
         """The indexing-API front of the vector store."""
+        from apiatlas.rag.retrieval.dense import VectorIndex, record_manager_url
+
         return VectorIndex(self.vector_store, record_manager_url(self.settings))
 
     @cached_property
@@ -236,6 +235,7 @@ class ApiAtlas:
     def corpus(self) -> CorpusCache:
         """The projects' corpus snapshots (documents, vectors, lexical index) under
         ``home/derived``, written at ingest; the hybrid retriever reads them."""
+        from apiatlas.rag.retrieval.dense import load_corpus_vectors
         from apiatlas.rag.retrieval.snapshot import CorpusCache
 
         embedded = self._vector_store is None and self.settings.vectors == "chroma"
@@ -252,6 +252,7 @@ class ApiAtlas:
 
         It is compiled with :attr:`memory_store`, so project memory leads its answers.
         """
+        from apiatlas.rag.agent.context import AgentContext
         from apiatlas.rag.agent.graph import build_agent
 
         chat_model = self.chat_model  # a misconfigured chat model fails before a model loads
@@ -298,6 +299,7 @@ class ApiAtlas:
     def splitter(self) -> TokenSplitter:
         """The token-aware splitter, sized to the embedding model's window."""
         from apiatlas.loaders.splitting import TokenSplitter
+        from apiatlas.rag.retrieval.embeddings import LOCAL_MAX_TOKENS, local_tokenizer
 
         return TokenSplitter(local_tokenizer(), max_tokens=LOCAL_MAX_TOKENS)
 
@@ -411,6 +413,8 @@ class ApiAtlas:
             self.memory(project).relink()
         mark = perf_counter()
         notify("ranking index", 0, 1)
+        from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
+
         # Built here, once per graph revision, so that no question pays for them (a no-op when
         # the revision's files are already on disk). The snapshot first: the ranker's index
         # takes the endpoints' vectors from it.
@@ -476,10 +480,12 @@ class ApiAtlas:
             agent_type: Also follow the memories shared by every agent of this type.
             at: Follow the project memory as it was at this moment (now by default).
         """
+        from apiatlas.rag.agent.context import AgentContext
+        from apiatlas.rag.agent.graph import run_agent
+
         context = AgentContext(
             project=project or self.settings.project, api=api, k=k, agent_type=agent_type, at=at
         )
-        from apiatlas.rag.agent.graph import run_agent
 
         return run_agent(self.agent, question, context=context)
 
@@ -497,6 +503,8 @@ class ApiAtlas:
         """Close the stores (an injected memory store stays open: its owner closes it)."""
         self.graph.close()
         if "memory_store" in self.__dict__ and self._memory_store is None:
+            from apiatlas.rag.memory.backends import close_memory_store
+
             close_memory_store(self.__dict__.pop("memory_store"))
         while self._closers:
             self._closers.pop()()

@@ -4,8 +4,14 @@ Memory takes precedence over external docs: the agent consults it first and foll
 disagrees with the specs or guides.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from apiatlas.rag.memory.model import MEMORY_KINDS, Memory, MemoryHit, MemoryKind, parse_ref
-from apiatlas.rag.memory.store import ProjectMemory, UnknownMemory
+
+if TYPE_CHECKING:
+    from apiatlas.rag.memory.store import ProjectMemory, UnknownMemory
 
 __all__ = [
     "MEMORY_KINDS",
@@ -16,3 +22,13 @@ __all__ = [
     "UnknownMemory",
     "parse_ref",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The store needs LangGraph's: imported on first use, so that the memory models (the CLI's
+    # argument choices) load without it.
+    if name in ("ProjectMemory", "UnknownMemory"):
+        from apiatlas.rag.memory import store
+
+        return getattr(store, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,11 +19,11 @@ import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
-from pydantic import BaseModel
 
 from apiatlas.config import Settings
 from apiatlas.errors import ConfigError, StoreError, UsageError
 from apiatlas.rag.retrieval.embeddings import model_id
+from apiatlas.rag.retrieval.index_stats import IndexStats
 
 if TYPE_CHECKING:
     from langchain_chroma import Chroma
@@ -39,20 +39,6 @@ SOURCE_ID_KEY = "source_id"
 GROUP_KEY = "group"
 MODEL_KEY = "embedding_model"
 """Metadata naming the model that embedded a document (see :meth:`VectorIndex.index`)."""
-
-
-class IndexStats(BaseModel):
-    """What one :meth:`VectorIndex.index` call changed in the vector store."""
-
-    num_added: int = 0
-    num_updated: int = 0
-    num_skipped: int = 0
-    num_deleted: int = 0
-
-    @property
-    def changed(self) -> bool:
-        """True when anything was added, updated or deleted."""
-        return bool(self.num_added or self.num_updated or self.num_deleted)
 
 
 def open_vector_store(settings: Settings, embeddings: Embeddings) -> VectorStore:
