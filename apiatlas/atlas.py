@@ -442,8 +442,10 @@ class ApiAtlas:
         from apiatlas.rag.retrieval.embeddings import settings_model_id
 
         s = self.settings
+        # The model's id, not the OpenAI model setting: it names the OpenAI model when that is
+        # used, the local weights otherwise.
         return [api, s.graph, s.vectors, s.neo4j_uri, s.neo4j_database, s.embeddings,
-                s.openai_model, settings_model_id(s), CARD_TOKENS, bool(s.database_url)]
+                settings_model_id(s), CARD_TOKENS, bool(s.database_url)]
 
     def _remember_ingest(self, manifest: Manifest, project: str, key: str,
                          locations: Sequence[str | Path], specs: Sequence[ApiSpec],

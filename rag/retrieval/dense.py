@@ -307,7 +307,8 @@ class VectorIndex:
 
         # The embedding model is part of every document's hash: vectors of another model (an
         # earlier one, before an upgrade) are embedded again, never kept beside new ones.
-        model = model_id(self.vector_store.embeddings) if self.vector_store.embeddings else None
+        embeddings = self.vector_store.embeddings
+        model = model_id(embeddings) if embeddings is not None else None
         prepared = [_prepare(doc, project, model) for doc in docs]
         try:
             result = lc_index(
