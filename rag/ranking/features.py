@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -158,11 +159,7 @@ def build_pool(
         features["kind_first"] = float(intent.kinds[:1] == [ref.kind])
         features["kind_any"] = float(ref.kind in intent.kinds)
         features["fit"] = intent_fit(ref, intent) / MAX_FIT
-        segments = path_segments(ref.path)
-        params = [s for s in segments if is_param(s)]
-        features["depth"] = min(len(segments) - len(params), 6) / 6
-        features["id_params"] = min(len(params), 4) / 4
-        features["ends_param"] = float(bool(segments) and is_param(segments[-1]))
+        features["depth"], features["id_params"], features["ends_param"] = _shape(ref.path)
         features["deprecated"] = float(ref.deprecated)
         features["docs_count"] = math.log1p(index.docs_count[position]) / 3
         features["resource_size"] = math.log1p(index.resource_size[position]) / 4
@@ -173,6 +170,15 @@ def build_pool(
     unmatched = [t for t in lookup.unmatched_terms if " " not in t]
     pool.unmatched_share = len(unmatched) / len(single) if single else 0.0
     return pool
+
+
+@lru_cache(maxsize=1 << 16)
+def _shape(path: str) -> tuple[float, float, float]:
+    """The ``depth``, ``id_params`` and ``ends_param`` features of ``path``."""
+    segments = path_segments(path)
+    params = [s for s in segments if is_param(s)]
+    return (min(len(segments) - len(params), 6) / 6, min(len(params), 4) / 4,
+            float(bool(segments) and is_param(segments[-1])))
 
 
 def _resource_match(ref: EndpointRef, lookup: GraphLookup) -> tuple[float, float]:

@@ -135,6 +135,9 @@ class FieldIndex:
     _postings: dict[str, _Postings] = field(default_factory=dict, repr=False)
     _position: dict[str, int] = field(default_factory=dict, repr=False)
     _document_frequency: Counter[str] = field(default_factory=Counter, repr=False)
+    _words: dict[tuple[tuple[str, ...], int], frozenset[str]] = field(
+        default_factory=dict, repr=False
+    )
 
     def __post_init__(self) -> None:
         self._position = {ref.key: i for i, ref in enumerate(self.endpoints)}
@@ -224,7 +227,11 @@ class FieldIndex:
 
     def coverage(self, query: Sequence[str], position: int, names: Iterable[str] = FIELDS) -> float:
         """The rarity-weighted share of ``query``'s terms found in the endpoint's ``names``."""
-        words = {t for name in names for t in self.fields[name][position]}
+        fields = tuple(names)
+        words = self._words.get((fields, position))
+        if words is None:  # an endpoint's words are the same for every question: kept
+            words = frozenset(t for name in fields for t in self.fields[name][position])
+            self._words[(fields, position)] = words
         total = sum(self.rarity(t) or 1.0 for t in set(query))
         found = sum(self.rarity(t) or 1.0 for t in set(query) if t in words)
         return found / total if total else 0.0

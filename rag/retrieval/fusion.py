@@ -39,7 +39,11 @@ def doc_key(doc: Document) -> Hashable:
 
 
 def reciprocal_rank_fusion(
-    rankings: list[list[Document]], *, k: int = 60, weights: list[float] | None = None
+    rankings: list[list[Document]],
+    *,
+    k: int = 60,
+    weights: list[float] | None = None,
+    limit: int | None = None,
 ) -> list[Document]:
     """Fuse rankings: ``score(d) = sum_i weights[i] / (k + rank_i(d))`` with 1-based ranks.
 
@@ -47,6 +51,7 @@ def reciprocal_rank_fusion(
         rankings: Each list best first. A document may appear in several lists.
         k: Damping constant; larger values flatten the advantage of top ranks.
         weights: One weight per ranking (default all 1.0).
+        limit: Return the best ``limit`` only (all by default); only those are copied.
 
     Returns:
         Distinct documents, best first, as copies whose metadata carry ``rrf_score``. Ties keep
@@ -72,7 +77,7 @@ def reciprocal_rank_fusion(
             seen.add(key)
             first.setdefault(key, doc)
             scores[key] = scores.get(key, 0.0) + weight / (k + rank)
-    order = sorted(first, key=lambda key: -scores[key])
+    order = sorted(first, key=lambda key: -scores[key])[:limit]
     return [
         Document(
             page_content=first[key].page_content,
@@ -214,8 +219,9 @@ class HybridRetriever(BaseRetriever):
             # Squared: with k=60 a BM25 weight w can lift a dense hit ~60*w places, so a match
             # on a fifth of the query (w=.04) moves ~2 places while a full match is an equal vote.
             bm25_weight = max(d.metadata["coverage"] for d in bm25) ** 2
-        fused = reciprocal_rank_fusion([bm25, dense], k=self.rrf_k, weights=[bm25_weight, 1.0])
-        fused = fused[:limit]
+        fused = reciprocal_rank_fusion(
+            [bm25, dense], k=self.rrf_k, weights=[bm25_weight, 1.0], limit=limit
+        )
         for doc in fused:
             key = doc_key(doc)
             doc.metadata.pop("score", None)

@@ -15,6 +15,7 @@ import io
 import json
 import threading
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -514,17 +515,14 @@ def intent_fit(ref: EndpointRef, intent: Intent) -> float:
         return 10.0
     score = 0.0
     verbs = {w for v in intent.verbs for w in v.split()}
-    verb_named = bool(verbs & _verb_words(ref))
+    verb_named = bool(verbs & _verb_words(ref.path, ref.kind, ref.operation_id, ref.summary))
     # An action endpoint does one specific thing: "verify" must not pick "send a test event".
     if ref.kind in intent.kinds and (ref.kind != "action" or verb_named):
         score += 30.0 - 5.0 * intent.kinds.index(ref.kind)
     if verb_named:
         score += 20.0
     methods, item = _SHAPES.get(intent.kinds[0], ((), None))
-    last = ref.path.rstrip("/").rsplit("/", 1)[-1]
-    ends_with_param = last.startswith("{")
-    words = split_words(last)
-    collection = not ends_with_param and bool(words) and is_plural(words[-1])
+    ends_with_param, collection = _last_segment(ref.path)
     if ref.method in methods and (item is None or (ends_with_param if item else collection)):
         # The HTTP shape alone is weak evidence: it only ranks, never qualifies on its own when
         # the kind itself is known to differ (a POST .../cancel is not a create).
@@ -532,18 +530,33 @@ def intent_fit(ref: EndpointRef, intent: Intent) -> float:
     return score
 
 
-def _verb_words(ref: EndpointRef) -> set[str]:
-    """Words of ``ref`` that may name what it does, without the resource nouns of its path.
+# The caches below hold what an endpoint's own strings give, the same for every question: a
+# question scores about 70 candidates, mostly the same endpoints question after question.
+_CACHED = 1 << 16
+
+
+@lru_cache(maxsize=_CACHED)
+def _last_segment(path: str) -> tuple[bool, bool]:
+    """Whether ``path`` ends with a parameter, and whether it ends with a plural (a collection)."""
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    ends_with_param = last.startswith("{")
+    words = split_words(last)
+    return ends_with_param, not ends_with_param and bool(words) and is_plural(words[-1])
+
+
+@lru_cache(maxsize=_CACHED)
+def _verb_words(path: str, kind: str, operation_id: str, summary: str) -> frozenset[str]:
+    """Words of an endpoint that may name what it does, without the resource nouns of its path.
 
     "tracking" in ``/shipments/{id}/tracking-events`` names a thing, not a doing: counting it
     would make a question about receiving tracking updates pick the call that records them.
     An action's last segment (``/carriers/{id}/verify``) is its verb and stays.
     """
-    segments = [s for s in ref.path.lower().strip("/").split("/") if s and not s.startswith("{")]
-    nouns = segments[:-1] if ref.kind == "action" and segments else segments
+    segments = [s for s in path.lower().strip("/").split("/") if s and not s.startswith("{")]
+    nouns = segments[:-1] if kind == "action" and segments else segments
     resource_words = _words(" ".join(nouns))
-    return (_words(f"{ref.operation_id} {ref.summary}") - resource_words) | (
-        _words(segments[-1]) if ref.kind == "action" and segments else set()
+    return (_words(f"{operation_id} {summary}") - resource_words) | (
+        _words(segments[-1]) if kind == "action" and segments else frozenset()
     )
 
 
@@ -591,5 +604,6 @@ def _text(ref: EndpointRef) -> str:
     return f"{ref.path} {ref.operation_id} {ref.summary} {ref.resource}"
 
 
-def _words(text: str) -> set[str]:
-    return {singular(w) for w in split_words(text)}
+@lru_cache(maxsize=_CACHED)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(singular(w) for w in split_words(text))

@@ -56,3 +56,11 @@ def test_bad_arguments_are_usage_errors() -> None:
         reciprocal_rank_fusion([[_doc("a")]], weights=[1.0, 1.0])
     with pytest.raises(UsageError):
         reciprocal_rank_fusion([[_doc("a")]], k=0)
+
+
+def test_a_limit_keeps_the_best_in_the_same_order() -> None:
+    docs = [_doc(name) for name in "abcdef"]
+    every = reciprocal_rank_fusion([docs, list(reversed(docs[:3]))])
+    best = reciprocal_rank_fusion([docs, list(reversed(docs[:3]))], limit=2)
+    assert [d.id for d in best] == [d.id for d in every[:2]]
+    assert [d.metadata["rrf_score"] for d in best] == [d.metadata["rrf_score"] for d in every[:2]]
