@@ -55,7 +55,9 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s")
 NAME_CHARS = 240
 """Longest compact name text: well inside the embedding model's window."""
 ABOUT_CHARS = 600
-"""Longest ``about`` text: about 128 tokens, half the local model's window."""
+"""Longest ``about`` text, in characters: inside the local model's 256-token window (Square's
+average 208 tokens, its descriptions' links and markup tokenising densely). 300 lost top1 on dev
+(validation 0.500 -> 0.487, evals/README "2026-11-26 (evening)")."""
 DENSE_FIELDS: tuple[str, ...] = ("name", "about", "card")
 """The dense vectors per endpoint: :func:`dense_texts` embedded, and the stored card heads."""
 CardKey = tuple[str, str, str]
