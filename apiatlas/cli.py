@@ -6,6 +6,7 @@ Exit codes: 0 success (an abstention is a success), 2 usage error or bad input, 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections.abc import Sequence
@@ -377,5 +378,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_RUNTIME
 
 
+def run(argv: Sequence[str] | None = None) -> int:
+    """The ``apiatlas`` program: :func:`main`, then a process exit that skips collecting garbage.
+
+    Python's shutdown searches every object for reference cycles before it frees the modules, and
+    the agent's imports (LangGraph, LangChain Core, LangSmith's pydantic models) leave some 135,000
+    of them: about 0.3-0.4 s of a 1.8 s CLI question on this project's 2-core machine. Frozen, they
+    are left to the operating system. Exit handlers still run and output is still flushed; stores
+    are closed by the commands themselves. Not for in-process callers, who keep using :func:`main`.
+    """
+    code = main(argv)
+    gc.freeze()
+    return code
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run())
