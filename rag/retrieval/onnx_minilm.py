@@ -19,7 +19,7 @@ import json
 import os
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -242,14 +242,7 @@ class OnnxEmbeddings(Embeddings):
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Vectors of ``texts``, run in batches of similar length, returned in input order."""
-        encoded = self._tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
-        out: list[list[float]] = [[] for _ in texts]
-        for batch in token_batches([len(encoded[i].ids) for i in order], TOKENS_PER_RUN):
-            rows = [order[i] for i in batch]
-            for i, vector in zip(rows, self._run([encoded[i] for i in rows]), strict=True):
-                out[i] = vector.tolist()
-        return out
+        return embed_in_runs(self._tokenizer.encode_batch(list(texts)), self._run)
 
     def embed_query(self, text: str) -> list[float]:
         """The vector of one text."""
@@ -264,6 +257,20 @@ class OnnxEmbeddings(Embeddings):
                 feed[n][row, :len(e.ids)] = getattr(e, _attr(n))
         with self._lock:
             return np.asarray(self._session.run(None, feed)[0], dtype=np.float32)
+
+
+def embed_in_runs(
+    encoded: Sequence[Any], run: Callable[[Sequence[Any]], np.ndarray]
+) -> list[list[float]]:
+    """``run`` (tokenised texts → one vector each) over ``encoded`` (``tokenizers.Encoding``)
+    sorted by length and packed into runs of :data:`TOKENS_PER_RUN`; vectors in input order."""
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i].ids))
+    out: list[list[float]] = [[] for _ in encoded]
+    for batch in token_batches([len(encoded[i].ids) for i in order], TOKENS_PER_RUN):
+        rows = [order[i] for i in batch]
+        for i, vector in zip(rows, run([encoded[i] for i in rows]), strict=True):
+            out[i] = vector.tolist()
+    return out
 
 
 def token_batches(lengths: Sequence[int], budget: int) -> list[range]:

@@ -12,7 +12,7 @@ import onnxruntime as ort
 from langchain_core.embeddings import Embeddings
 from tokenizers import Tokenizer
 
-from apiatlas.rag.retrieval.onnx_minilm import MAX_TOKENS, TOKENS_PER_RUN, token_batches
+from apiatlas.rag.retrieval.onnx_minilm import MAX_TOKENS, embed_in_runs
 
 MODELS = {  # name: (pooling, query prefix, document prefix), as the models' cards say
     "bge-small-en-v1.5": ("cls", "Represent this sentence for searching relevant passages: ", ""),
@@ -52,13 +52,7 @@ class OnnxSentenceModel(Embeddings):
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         encoded = self.tokenizer.encode_batch([self.document_prefix + t for t in texts])
-        order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
-        out: list[list[float]] = [[] for _ in texts]
-        for batch in token_batches([len(encoded[i].ids) for i in order], TOKENS_PER_RUN):
-            rows = [order[i] for i in batch]
-            for i, vector in zip(rows, self._run([encoded[i] for i in rows]), strict=True):
-                out[i] = vector.tolist()
-        return out
+        return embed_in_runs(encoded, self._run)
 
     def embed_query(self, text: str) -> list[float]:
         return self._run(self.tokenizer.encode_batch([self.query_prefix + text]))[0].tolist()

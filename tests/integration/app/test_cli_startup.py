@@ -59,7 +59,9 @@ def test_an_unchanged_ingest_starts_without_the_model_stores_or_agent(
     assert out.stdout.strip().splitlines()[-1] == "0 []", out.stdout + out.stderr
 
 
-def test_the_program_leaves_the_imports_to_the_os_at_exit_and_main_does_not(tmp_path: Path) -> None:
+def test_the_program_leaves_the_imports_to_the_os_at_exit_but_main_does_not(
+    tmp_path: Path,
+) -> None:
     # The console script and `python -m apiatlas.cli` run `run`: the command, then a frozen
     # collector, so Python's shutdown does not search the imported libraries' objects for cycles.
     argv = ["graph", "stats", "--json", "--home", str(tmp_path)]
@@ -76,7 +78,8 @@ def test_the_program_leaves_the_imports_to_the_os_at_exit_and_main_does_not(tmp_
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
     )
-    assert out.stdout.strip().splitlines()[-1] == "2 0 2 True apiatlas.cli:run", out.stdout + out.stderr
+    last = out.stdout.strip().splitlines()[-1]
+    assert last == "2 0 2 True apiatlas.cli:run", out.stdout + out.stderr
     # The module entry point is the same program (with --json, messages go to stderr).
     module = subprocess.run(
         [sys.executable, "-m", "apiatlas.cli", *argv], capture_output=True, text=True, cwd=tmp_path
