@@ -250,13 +250,20 @@ class OnnxEmbeddings(Embeddings):
 
     def _run(self, encoded: Sequence[Any]) -> np.ndarray:
         """Unit vectors of tokenised texts (``tokenizers.Encoding``), padded here to the longest."""
-        width = max(len(e.ids) for e in encoded)
-        feed = {n: np.zeros((len(encoded), width), dtype=np.int64) for n in _INPUTS}
-        for row, e in enumerate(encoded):
-            for n in _INPUTS:
-                feed[n][row, :len(e.ids)] = getattr(e, _attr(n))
+        feed = padded_inputs(encoded)
         with self._lock:
             return np.asarray(self._session.run(None, feed)[0], dtype=np.float32)
+
+
+def padded_inputs(encoded: Sequence[Any]) -> dict[str, np.ndarray]:
+    """A BERT model's three inputs for tokenised texts (``tokenizers.Encoding``), each row padded
+    with zeros to the longest text (a zero attention mask where padded)."""
+    width = max(len(e.ids) for e in encoded)
+    feed = {n: np.zeros((len(encoded), width), dtype=np.int64) for n in _INPUTS}
+    for row, e in enumerate(encoded):
+        for n in _INPUTS:
+            feed[n][row, :len(e.ids)] = getattr(e, _attr(n))
+    return feed
 
 
 def embed_in_runs(

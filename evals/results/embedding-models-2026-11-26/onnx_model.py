@@ -12,7 +12,7 @@ import onnxruntime as ort
 from langchain_core.embeddings import Embeddings
 from tokenizers import Tokenizer
 
-from apiatlas.rag.retrieval.onnx_minilm import MAX_TOKENS, embed_in_runs
+from apiatlas.rag.retrieval.onnx_minilm import MAX_TOKENS, embed_in_runs, padded_inputs
 
 MODELS = {  # name: (pooling, query prefix, document prefix), as the models' cards say
     "bge-small-en-v1.5": ("cls", "Represent this sentence for searching relevant passages: ", ""),
@@ -35,13 +35,8 @@ class OnnxSentenceModel(Embeddings):
         self.lock = threading.Lock()
 
     def _run(self, encoded: list) -> np.ndarray:
-        width = max(len(e.ids) for e in encoded)
-        ids = np.zeros((len(encoded), width), np.int64)
-        mask = np.zeros_like(ids)
-        for i, e in enumerate(encoded):
-            ids[i, : len(e.ids)] = e.ids
-            mask[i, : len(e.ids)] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        feeds = padded_inputs(encoded)
+        mask = feeds["attention_mask"]
         with self.lock:
             hidden = self.session.run(None, feeds)[0]
         if self.pooling == "cls":
