@@ -143,4 +143,5 @@ def endpoint_detail(
 
 
 def _model(cls: type[ParameterRef] | type[FieldRef], props: Mapping[str, Any]) -> Any:
-    return cls(**{f: props[f] for f in cls.model_fields if f in props})
+    # The models ignore the props they do not declare (pydantic's default).
+    return cls.model_validate(props)
