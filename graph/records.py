@@ -8,6 +8,8 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from apiatlas.graph.model import (
     ChangeSummary,
     DocSectionRef,
@@ -24,6 +26,10 @@ _MAX_QUERY_TOKENS = 32
 
 Linked = Sequence[tuple[str, Mapping[str, Any]]]
 """``(node key, node props)`` pairs reached over one edge type."""
+# A whole list validated in one call (an endpoint may have hundreds of body fields); the models
+# ignore the props they do not declare (pydantic's default).
+_PARAMETERS = TypeAdapter(list[ParameterRef])
+_FIELDS = TypeAdapter(list[FieldRef])
 
 
 def apply_in_order(
@@ -127,9 +133,9 @@ def endpoint_detail(
         endpoint=endpoint_ref(key, props),
         description=props.get("description", ""),
         tags=props.get("tags", []),
-        parameters=[_model(ParameterRef, p) for _, p in params],
+        parameters=_PARAMETERS.validate_python([p for _, p in params]),
         request_schema=request[0][1].get("name") if request else None,
-        request_fields=[_model(FieldRef, p) for _, p in ordered_fields],
+        request_fields=_FIELDS.validate_python([p for _, p in ordered_fields]),
         response_schema=response[0][1].get("name") if response else None,
         examples=props.get("examples", []),
         code_samples=props.get("code_samples", []),
@@ -140,8 +146,3 @@ def endpoint_detail(
             for k, p in sections
         ],
     )
-
-
-def _model(cls: type[ParameterRef] | type[FieldRef], props: Mapping[str, Any]) -> Any:
-    # The models ignore the props they do not declare (pydantic's default).
-    return cls.model_validate(props)

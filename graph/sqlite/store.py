@@ -14,6 +14,7 @@ import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -230,6 +231,21 @@ class SqliteGraphStore(KnowledgeGraphStore):
         edges, nodes = _parsed(r[1] for r in rows), _parsed(r[3] for r in rows)
         return sorted(zip((r[0] for r in rows), edges, nodes))
 
+    def _neighbours(
+        self,
+        conn: sqlite3.Connection,
+        project: str,
+        key: str,
+        type_: str,
+        *,
+        incoming: bool = False,
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """``(neighbour key, neighbour props)`` over edges of one type, by key (the edges'
+        own props are not read)."""
+        sql = q.IN_NEIGHBOURS if incoming else q.OUT_NEIGHBOURS
+        rows = conn.execute(sql, (project, key, type_)).fetchall()
+        return sorted(zip((r[0] for r in rows), _parsed(r[3] for r in rows)), key=lambda r: r[0])
+
     def get_endpoint(self, project: str, key: str) -> EndpointDetail | None:
         """See :meth:`KnowledgeGraphStore.get_endpoint`."""
         with self._read() as conn:
@@ -237,20 +253,13 @@ class SqliteGraphStore(KnowledgeGraphStore):
             if row is None or row[1] != "Endpoint":
                 return None
             props = json.loads(row[2])
-            params = self._linked(conn, project, key, "HAS_PARAMETER")
-            accepts = self._linked(conn, project, key, "ACCEPTS")
-            returns = self._linked(conn, project, key, "RETURNS")
-            fields = self._linked(conn, project, accepts[0][0], "HAS_FIELD") if accepts else []
-            docs = self._linked(conn, project, key, "DESCRIBES", incoming=True)
-        return endpoint_detail(
-            key,
-            props,
-            parameters=[(k, p) for k, _, p in params],
-            accepts=[(k, p) for k, _, p in accepts],
-            returns=[(k, p) for k, _, p in returns],
-            fields=[(k, p) for k, _, p in fields],
-            docs=[(k, p) for k, _, p in docs],
-        )
+            linked = partial(self._neighbours, conn, project)
+            accepts = linked(key, "ACCEPTS")
+            params, returns = linked(key, "HAS_PARAMETER"), linked(key, "RETURNS")
+            fields = linked(accepts[0][0], "HAS_FIELD") if accepts else []
+            docs = linked(key, "DESCRIBES", incoming=True)
+        return endpoint_detail(key, props, parameters=params, accepts=accepts, returns=returns,
+                               fields=fields, docs=docs)
 
     def neighbourhood(self, project: str, key: str, *, depth: int = 1) -> Neighbourhood:
         """See :meth:`KnowledgeGraphStore.neighbourhood`."""
