@@ -226,24 +226,17 @@ class SqliteGraphStore(KnowledgeGraphStore):
         incoming: bool = False,
     ) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
         """``(neighbour key, edge props, neighbour props)`` over edges of one type."""
-        sql = q.IN_NEIGHBOURS if incoming else q.OUT_NEIGHBOURS
-        rows = conn.execute(sql, (project, key, type_)).fetchall()
+        rows = _edge_rows(conn, project, key, type_, incoming)
         edges, nodes = _parsed(r[1] for r in rows), _parsed(r[3] for r in rows)
         return sorted(zip((r[0] for r in rows), edges, nodes))
 
     def _neighbours(
-        self,
-        conn: sqlite3.Connection,
-        project: str,
-        key: str,
-        type_: str,
-        *,
+        self, conn: sqlite3.Connection, project: str, key: str, type_: str, *,
         incoming: bool = False,
     ) -> list[tuple[str, dict[str, Any]]]:
         """``(neighbour key, neighbour props)`` over edges of one type, by key (the edges'
         own props are not read)."""
-        sql = q.IN_NEIGHBOURS if incoming else q.OUT_NEIGHBOURS
-        rows = conn.execute(sql, (project, key, type_)).fetchall()
+        rows = _edge_rows(conn, project, key, type_, incoming)
         return sorted(zip((r[0] for r in rows), _parsed(r[3] for r in rows)), key=lambda r: r[0])
 
     def get_endpoint(self, project: str, key: str) -> EndpointDetail | None:
@@ -421,3 +414,11 @@ def _parsed(texts: Iterator[str]) -> list[Any]:
     """Stored props (each a JSON object this store wrote) parsed in one call of the decoder: an
     endpoint's hundreds of fields cost one ``json.loads`` instead of one each."""
     return json.loads("[" + ",".join(texts) + "]")
+
+
+def _edge_rows(
+    conn: sqlite3.Connection, project: str, key: str, type_: str, incoming: bool
+) -> list[tuple[str, str, str, str]]:
+    """``(neighbour key, edge props, neighbour label, neighbour props)`` rows, props unparsed."""
+    sql = q.IN_NEIGHBOURS if incoming else q.OUT_NEIGHBOURS
+    return conn.execute(sql, (project, key, type_)).fetchall()
