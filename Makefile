@@ -46,7 +46,8 @@ eval: setup
 	  rc=$$?; $(BIN)/apiatlas neo4j stop --home .apiatlas/eval; exit $$rc
 
 # The learned ranker from the dev datasets only (never a test set): rag/ranking/ranker.json,
-# byte for byte the committed one when nothing changed (CI checks it).
+# byte for byte the committed one when nothing changed on the same kind of processor, its last
+# digits within a tolerance on another (CI checks it).
 train: setup
 	$(BIN)/python -m apiatlas.evals.train
 

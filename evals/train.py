@@ -19,6 +19,7 @@ import argparse
 import dataclasses
 import hashlib
 import json
+import platform
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -434,6 +435,27 @@ def digest(datasets: Sequence[Dataset]) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
+def numerics() -> str:
+    """The processor's kind of float arithmetic (architecture and widest vector extension).
+
+    ONNX Runtime and BLAS pick their kernels by it, and kernels of another width sum in another
+    order: the vectors, and so the artifact's last digits, differ in the last bits between kinds
+    (measured 2026-11-27: an AVX2 machine rebuilt the AVX-512 artifact with 83 of the adapter's
+    24,576 numbers one unit of the fifth decimal apart and the answer threshold 0.48214 ->
+    0.4871). Training records it, so a check can ask for the same bytes only on the same kind.
+    """
+    flags: set[str] = set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("flags"):
+                flags = set(line.partition(":")[2].split())
+                break
+    except OSError:
+        pass
+    width = next((f for f in ("avx512f", "avx2") if f in flags), "other")
+    return f"{platform.machine()}/{width}"
+
+
 def write_artifact(model: RankerModel, path: Path = ARTIFACT) -> None:
     """Write the artifact as stable, sorted JSON."""
     path.write_text(json.dumps(model.to_json(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -459,6 +481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "datasets": sorted(d.name for d in datasets),
         "cases": len(dev.examples),
         "digests": digest(datasets),
+        "numerics": numerics(),
     })
     model = dataclasses.replace(model, adapter=dev.adapter)
     write_artifact(model, args.out)
