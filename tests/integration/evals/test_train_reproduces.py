@@ -73,7 +73,7 @@ def test_training_reproduces_the_artifact_and_never_reads_a_test_set(
 
 TOLERANCES = {"adapter": 2e-5, "coef": 0.02, "intercept": 0.02, "mean": 1e-3, "scale": 1e-3,
               "answer_threshold": 0.02, "primary_threshold": 0.05}
-"""Largest difference allowed per key (the innermost key naming the number) across processors."""
+"""Largest difference allowed between processors, by the key in the number's path that names it."""
 
 
 def _without_numerics(meta: dict[str, Any]) -> dict[str, Any]:
