@@ -234,21 +234,27 @@ def _fit_adapter(examples: Sequence[Example], model: str, rank: int, decay: floa
     return adapter.rounded()
 
 
+def card_top1(
+    examples: Sequence[Example], model: str, adapters: Mapping[str, QueryAdapter] | None = None
+) -> dict[str, float]:
+    """Per dataset, the top1 of the card similarity alone over its answerable cases with
+    vectors, each question mapped by its dataset's adapter in ``adapters`` (none: unadapted)."""
+    hits: dict[str, list[float]] = {}
+    for ex in examples:
+        if not ex.case.answerable or not len(ex.query) or not len(ex.cards):
+            continue
+        query = ex.query
+        if adapters is not None:
+            query = np.asarray(adapters[ex.dataset].apply(query, model))
+        best = int(np.argmax(ex.cards @ query))
+        hits.setdefault(ex.dataset, []).append(float(ex.labels[best] == 1))
+    return {name: sum(v) / len(v) for name, v in sorted(hits.items())}
+
+
 def sweep(examples: Sequence[Example], model: str) -> list[str]:
     """Out-of-fold top1 by card similarity alone, unadapted and for each :data:`SWEEP`
     setting: one line each, with the datasets it helps and hurts."""
-
-    def top1(adapters: Mapping[str, QueryAdapter] | None) -> dict[str, float]:
-        hits: dict[str, list[float]] = {}
-        for ex in examples:
-            if not ex.case.answerable or not len(ex.query) or not len(ex.cards):
-                continue
-            query = ex.query
-            if adapters is not None:
-                query = np.asarray(adapters[ex.dataset].apply(query, model))
-            best = int(np.argmax(ex.cards @ query))
-            hits.setdefault(ex.dataset, []).append(float(ex.labels[best] == 1))
-        return {name: sum(v) / len(v) for name, v in sorted(hits.items())}
+    top1 = partial(card_top1, examples, model)
 
     base = top1(None)
     lines = [f"unadapted: mean top1 {np.mean(list(base.values())):.3f}"]

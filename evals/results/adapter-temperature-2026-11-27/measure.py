@@ -35,15 +35,8 @@ import measure as features  # noqa: E402  (the sibling experiment's pools and sc
 
 
 def card_top1(examples: list[Example], adapters: dict[str, QueryAdapter] | None) -> float:
-    """Mean over datasets of the top1 by card similarity (answerable cases with vectors)."""
-    hits: dict[str, list[float]] = {}
-    for e in examples:
-        if not e.case.answerable or not len(e.query) or not len(e.cards):
-            continue
-        query = e.query if adapters is None else np.asarray(adapters[e.dataset].apply(e.query, "m"))
-        best = int(np.argmax(e.cards @ query))
-        hits.setdefault(e.dataset, []).append(float(e.labels[best] == 1))
-    return float(np.mean([np.mean(v) for v in hits.values()]))
+    """Mean over datasets of :func:`apiatlas.evals.train.card_top1`."""
+    return float(np.mean(list(T.card_top1(examples, "m", adapters).values())))
 
 
 def cards(work: Path, temperatures: list[float]) -> None:

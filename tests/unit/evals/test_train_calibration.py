@@ -12,6 +12,7 @@ from apiatlas.evals.dataset import Case
 from apiatlas.evals.train import (
     Example,
     answer_threshold,
+    card_top1,
     dev_datasets,
     fit_linear,
     labels,
@@ -70,3 +71,18 @@ def test_fit_linear_is_deterministic_and_rounded() -> None:
 def test_training_refuses_to_read_anything_but_the_dev_folder() -> None:
     with pytest.raises(UsageError, match="dev datasets only"):
         dev_datasets(TEST)
+
+
+def test_card_top1_ranks_by_the_card_vectors_with_each_datasets_adapter() -> None:
+    from apiatlas.rag.ranking.adapter import QueryAdapter
+
+    ex = example(["POST /things"], [], ["POST /things", "GET /other"])
+    ex.query = np.array([0.0, 1.0])
+    ex.cards = np.array([[1.0, 0.0], [0.0, 1.0]])  # the question points at the wrong card
+    unanswerable = example([], [], ["POST /things"])
+    assert card_top1([ex, unanswerable], "m") == {"d": 0.0}  # only answerable cases count
+    # An adapter that turns the question towards the expected card: q + U(Wq) = (1, 1).
+    turn = QueryAdapter(model="m", up=np.array([[1.0], [0.0]]), down=np.array([[0.0, 1.0]]))
+    ex.cards = np.array([[1.0, 0.2], [0.0, 1.0]])
+    assert card_top1([ex], "m", {"d": turn}) == {"d": 1.0}
+    assert card_top1([ex], "m") == {"d": 0.0}
