@@ -329,15 +329,6 @@ class ApiAtlas:
             LoaderError: A source could not be read (names the file, pointer or URL).
             StoreError: A store failed; the graph is unchanged.
         """
-        # The loaders and the graph builder are imported here: a process that only asks questions
-        # never pays for them.
-        from apiatlas.graph.build.ingest import ingest_graph
-        from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
-        from apiatlas.loaders.crawl import crawl as crawl_site
-        from apiatlas.loaders.docs import load_docs
-        from apiatlas.loaders.openapi import load_openapi
-        from apiatlas.loaders.splitting import section_documents
-
         project = project or self.settings.project
         notify = progress or (lambda stage, done, total: None)
         started = perf_counter()
@@ -349,6 +340,15 @@ class ApiAtlas:
             record = self._manifest.unchanged(project, key, locations, self.graph.revision(project))
             if record is not None:
                 return _unchanged_report(record, perf_counter() - started)
+        # The loaders and the graph builder are imported here, after the unchanged check: a
+        # process that only asks questions, or re-ingests unchanged files, never pays for them.
+        from apiatlas.graph.build.ingest import ingest_graph
+        from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
+        from apiatlas.loaders.crawl import crawl as crawl_site
+        from apiatlas.loaders.docs import load_docs
+        from apiatlas.loaders.openapi import load_openapi
+        from apiatlas.loaders.splitting import section_documents
+
         report = IngestReport(project=project)
 
         specs: list[ApiSpec] = []

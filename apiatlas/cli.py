@@ -15,7 +15,6 @@ from datetime import datetime
 from pathlib import Path
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -243,6 +242,8 @@ def _ask(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         sys.stdout.write(json.dumps(result.model_dump(mode="json"), indent=2) + "\n")
     else:
+        from rich.markdown import Markdown  # only an answer is rendered as Markdown
+
         console.print(Markdown(result.answer))
         console.print(f"[dim]route: {' -> '.join(result.route)}[/dim]")
     return EXIT_OK
