@@ -31,11 +31,12 @@ def main(home: Path, rounds: int) -> None:
     atlas = ApiAtlas(Settings(home=home))
     (spec,) = load_openapi(SPEC)
     documents = endpoint_documents(spec, project="default")
+    endpoints = atlas.graph.nodes("default", "Endpoint")
     texts = {
         "cards": [d.page_content for d in
                   atlas.splitter.compact_documents(documents, max_tokens=CARD_TOKENS)],
-        "names": [name_text(n) for n in atlas.graph.nodes("default", "Endpoint")],
-        "abouts": [about_text(n) for n in atlas.graph.nodes("default", "Endpoint")],
+        "names": [name_text(n) for n in endpoints],
+        "abouts": [about_text(n) for n in endpoints],
         "yardstick": RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=100)
         .split_text(SPEC.read_text(encoding="utf-8")),
     }

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
 from apiatlas.evals import train as T
@@ -34,16 +35,18 @@ _SPEC.loader.exec_module(RF)  # type: ignore[union-attr]
 TAG_CHARS = 600
 
 
-def tag_vectors(names: list[str]) -> dict[str, dict[str, np.ndarray | None]]:
+def tag_vectors(names: list[str], embeddings: Embeddings
+                ) -> dict[str, dict[str, np.ndarray | None]]:
     """Dataset -> endpoint key -> the vector of its tags' text (``None`` without tags)."""
-    embeddings = load_embeddings(Settings())
     out: dict[str, dict[str, np.ndarray | None]] = {}
     for name in names:
         graph = SqliteGraphStore(T.HOMES / name / "graph.sqlite")
         described = {(n.props.get("api"), n.props.get("name")): n.props.get("description", "")
                      for n in graph.nodes(name, "Tag")}
+        endpoints = graph.nodes(name, "Endpoint")
+        graph.close()
         texts = {}
-        for node in graph.nodes(name, "Endpoint"):
+        for node in endpoints:
             api = node.props.get("api")
             parts = [f"{t}. {described.get((api, t), '')}" for t in node.props.get("tags", [])]
             texts[node.key] = " ".join(parts).strip()[:TAG_CHARS]
@@ -58,9 +61,10 @@ def main(work: Path) -> None:
     with (work / "pools.pkl").open("rb") as f:
         pools = pickle.load(f)
     dev, val = pools["dev"], pools["val"]
-    tags = tag_vectors(sorted({e.dataset for e in dev + val}))
+    embeddings = load_embeddings(Settings())
+    tags = tag_vectors(sorted({e.dataset for e in dev + val}), embeddings)
     questions = sorted({e.case.question for e in dev + val})
-    asked = dict(zip(questions, np.array(load_embeddings(Settings()).embed_documents(questions))))
+    asked = dict(zip(questions, np.array(embeddings.embed_documents(questions))))
 
     def table(e: Example) -> np.ndarray:
         q = asked[e.case.question]
