@@ -17,6 +17,7 @@ from time import perf_counter
 
 from pydantic import BaseModel, Field
 
+from apiatlas.collector import collector_paused
 from apiatlas.config import Settings
 from apiatlas.graph.model import ChangeSummary, GraphStats
 from apiatlas.graph.backends import open_graph_store
@@ -340,101 +341,104 @@ class ApiAtlas:
             record = self._manifest.unchanged(project, key, locations, self.graph.revision(project))
             if record is not None:
                 return _unchanged_report(record, perf_counter() - started)
-        # The loaders and the graph builder are imported here, after the unchanged check: a
-        # process that only asks questions, or re-ingests unchanged files, never pays for them.
-        from apiatlas.graph.build.ingest import ingest_graph
-        from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
-        from apiatlas.loaders.crawl import crawl as crawl_site
-        from apiatlas.loaders.docs import load_docs
-        from apiatlas.loaders.openapi import load_openapi
-        from apiatlas.loaders.splitting import section_documents
+        # The cyclic collector stays off while the ingest builds objects that all live until
+        # it ends (apiatlas.collector).
+        with collector_paused():
+            # The loaders and the graph builder are imported here, after the unchanged check: a
+            # process that only asks questions, or re-ingests unchanged files, never pays for them.
+            from apiatlas.graph.build.ingest import ingest_graph
+            from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
+            from apiatlas.loaders.crawl import crawl as crawl_site
+            from apiatlas.loaders.docs import load_docs
+            from apiatlas.loaders.openapi import load_openapi
+            from apiatlas.loaders.splitting import section_documents
 
-        report = IngestReport(project=project)
+            report = IngestReport(project=project)
 
-        specs: list[ApiSpec] = []
-        for i, location in enumerate(openapi):
-            notify("load specs", i, len(openapi))
-            specs.extend(load_openapi(location, api=api, fetch_policy=fetch_policy))
-        notify("load specs", len(openapi), len(openapi))
-        pages: dict[str, list[DocPage]] = {}
-        for i, location in enumerate(docs):
-            notify("load docs", i, len(docs))
-            pages[docs_scope_name(location)] = load_docs(location, fetch_policy=fetch_policy)
-        notify("load docs", len(docs), len(docs))
-        crawl_warnings: list[LoadWarning] = []
-        for i, start in enumerate(crawl):
-            notify("crawl docs", i, len(crawl))
-            crawled = crawl_site(start, fetch_policy, crawl_limits)
-            pages[f"crawl-{docs_scope_name(crawled.start)}"] = crawled.pages
-            crawl_warnings.extend(crawled.warnings)
-        if crawl:
-            notify("crawl docs", len(crawl), len(crawl))
-        report.seconds["load"] = perf_counter() - started
+            specs: list[ApiSpec] = []
+            for i, location in enumerate(openapi):
+                notify("load specs", i, len(openapi))
+                specs.extend(load_openapi(location, api=api, fetch_policy=fetch_policy))
+            notify("load specs", len(openapi), len(openapi))
+            pages: dict[str, list[DocPage]] = {}
+            for i, location in enumerate(docs):
+                notify("load docs", i, len(docs))
+                pages[docs_scope_name(location)] = load_docs(location, fetch_policy=fetch_policy)
+            notify("load docs", len(docs), len(docs))
+            crawl_warnings: list[LoadWarning] = []
+            for i, start in enumerate(crawl):
+                notify("crawl docs", i, len(crawl))
+                crawled = crawl_site(start, fetch_policy, crawl_limits)
+                pages[f"crawl-{docs_scope_name(crawled.start)}"] = crawled.pages
+                crawl_warnings.extend(crawled.warnings)
+            if crawl:
+                notify("crawl docs", len(crawl), len(crawl))
+            report.seconds["load"] = perf_counter() - started
 
-        cards = [
-            _grouped(card, spec.source)
-            for spec in specs
-            for card in endpoint_documents(spec, project=project)
-        ]
-        chunks = [
-            _grouped(chunk, scope)
-            for scope, group in pages.items()
-            for chunk in section_documents(group, project=project, splitter=self.splitter)
-        ]
-        documents = self.splitter.compact_documents(cards, max_tokens=CARD_TOKENS) + chunks
-        report.apis = [spec.name for spec in specs]
-        report.endpoints = sum(len(spec.endpoints) for spec in specs)
-        report.cards = len(cards)
-        report.doc_pages = sum(len(group) for group in pages.values())
-        report.doc_chunks = len(chunks)
-        report.warnings = [w for spec in specs for w in spec.warnings] + crawl_warnings
+            cards = [
+                _grouped(card, spec.source)
+                for spec in specs
+                for card in endpoint_documents(spec, project=project)
+            ]
+            chunks = [
+                _grouped(chunk, scope)
+                for scope, group in pages.items()
+                for chunk in section_documents(group, project=project, splitter=self.splitter)
+            ]
+            documents = self.splitter.compact_documents(cards, max_tokens=CARD_TOKENS) + chunks
+            report.apis = [spec.name for spec in specs]
+            report.endpoints = sum(len(spec.endpoints) for spec in specs)
+            report.cards = len(cards)
+            report.doc_pages = sum(len(group) for group in pages.values())
+            report.doc_chunks = len(chunks)
+            report.warnings = [w for spec in specs for w in spec.warnings] + crawl_warnings
 
-        if self._manifest is not None:
-            # From here the stores change: an ingest killed on the way must not leave a record
-            # that vouches for them.
-            self._manifest.forget(project)
-        mark = perf_counter()
-        notify("embed and index", 0, len(documents))
-        report.vectors = self.vector_index.index(
-            documents,
-            project=project,
-            sources=[spec.source for spec in specs] + list(pages),
-        )
-        notify("embed and index", len(documents), len(documents))
-        report.seconds["vectors"] = perf_counter() - mark
+            if self._manifest is not None:
+                # From here the stores change: an ingest killed on the way must not leave a record
+                # that vouches for them.
+                self._manifest.forget(project)
+            mark = perf_counter()
+            notify("embed and index", 0, len(documents))
+            report.vectors = self.vector_index.index(
+                documents,
+                project=project,
+                sources=[spec.source for spec in specs] + list(pages),
+            )
+            notify("embed and index", len(documents), len(documents))
+            report.seconds["vectors"] = perf_counter() - mark
 
-        mark = perf_counter()
-        notify("knowledge graph", 0, 1)
-        report.graph = ingest_graph(self.graph, project, specs=specs, docs=pages)
-        notify("knowledge graph", 1, 1)
-        report.seconds["graph"] = perf_counter() - mark
-        if self._has_memory():
-            # Links follow the new graph: endpoints that came back are linked again.
-            self.memory(project).relink()
-        mark = perf_counter()
-        notify("ranking index", 0, 1)
-        from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
+            mark = perf_counter()
+            notify("knowledge graph", 0, 1)
+            report.graph = ingest_graph(self.graph, project, specs=specs, docs=pages)
+            notify("knowledge graph", 1, 1)
+            report.seconds["graph"] = perf_counter() - mark
+            if self._has_memory():
+                # Links follow the new graph: endpoints that came back are linked again.
+                self.memory(project).relink()
+            mark = perf_counter()
+            notify("ranking index", 0, 1)
+            from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 
-        # Built here, once per graph revision, so that no question pays for them (a no-op when
-        # the revision's files are already on disk). The snapshot first: the ranker's index
-        # takes the endpoints' vectors from it.
-        self.retriever.refresh()
-        if report.vectors.changed:  # the revision may not have moved: replace its snapshot
-            self.corpus.rebuild(project)
-        else:
-            self.corpus.get(project)
-        self.field_indexes.get(self.graph, project, None)
-        KnowledgeGraphRetriever(
-            store=self.graph,
-            embeddings=self.document_embeddings,
-            derived_dir=self.field_indexes.folder,
-        ).warm(project)
-        notify("ranking index", 1, 1)
-        report.seconds["ranking"] = perf_counter() - mark
-        report.seconds["total"] = perf_counter() - started
-        if key is not None and self._manifest is not None:
-            self._remember_ingest(self._manifest, project, key, locations, specs, report)
-        return report
+            # Built here, once per graph revision, so that no question pays for them (a no-op when
+            # the revision's files are already on disk). The snapshot first: the ranker's index
+            # takes the endpoints' vectors from it.
+            self.retriever.refresh()
+            if report.vectors.changed:  # the revision may not have moved: replace its snapshot
+                self.corpus.rebuild(project)
+            else:
+                self.corpus.get(project)
+            self.field_indexes.get(self.graph, project, None)
+            KnowledgeGraphRetriever(
+                store=self.graph,
+                embeddings=self.document_embeddings,
+                derived_dir=self.field_indexes.folder,
+            ).warm(project)
+            notify("ranking index", 1, 1)
+            report.seconds["ranking"] = perf_counter() - mark
+            report.seconds["total"] = perf_counter() - started
+            if key is not None and self._manifest is not None:
+                self._remember_ingest(self._manifest, project, key, locations, specs, report)
+            return report
 
     def _ingest_settings(self, api: str | None) -> list[object]:
         """What, beside the input files, decides what an ingest stores."""

@@ -19,6 +19,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Table
 from rich.text import Text
 
+from apiatlas.collector import collector_paused
 from apiatlas.cli_memory import add_memory_parser, run_memory
 from apiatlas.config import Settings
 from apiatlas.errors import ApiAtlasError, UsageError
@@ -228,6 +229,13 @@ def _ingest(args: argparse.Namespace, console: Console) -> int:
 
 
 def _ask(args: argparse.Namespace, console: Console) -> int:
+    # One question per process: the collector would only walk the objects the imports and the
+    # opening leave, all alive until the process ends (apiatlas.collector).
+    with collector_paused():
+        return _answer(args, console)
+
+
+def _answer(args: argparse.Namespace, console: Console) -> int:
     from apiatlas.atlas import ApiAtlas
 
     with ApiAtlas(_settings(args)) as atlas:

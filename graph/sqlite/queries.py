@@ -63,8 +63,12 @@ COMMIT = "COMMIT"
 ROLLBACK = "ROLLBACK"
 
 SCOPE_NODES = "SELECT key, hash FROM nodes WHERE project = ? AND scope = ?"
-NODE_META = "SELECT scope, hash FROM nodes WHERE project = ? AND key = ?"
-NODE_EXISTS = "SELECT 1 FROM nodes WHERE project = ? AND key = ?"
+# The keys come as one JSON array parameter: one statement for any number of them.
+NODES_META = """
+SELECT key, scope, hash FROM nodes
+WHERE project = ? AND key IN (SELECT value FROM json_each(?))
+"""
+PROJECT_KEYS = "SELECT key FROM nodes WHERE project = ?"
 UPSERT_NODE = """
 INSERT INTO nodes (project, key, scope, label, props, hash) VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (project, key) DO UPDATE SET

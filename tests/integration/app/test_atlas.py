@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import yaml
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
-from apiatlas.errors import SpecError
+from apiatlas.errors import LoaderError, SpecError
 from apiatlas.sample import write_sample_api
 
 
@@ -93,3 +94,22 @@ def test_projects_do_not_leak(atlas: ApiAtlas) -> None:
     assert result.abstained is True
     assert result.endpoints == []
     assert atlas.retriever.invoke("create a location", project="other-team") == []
+
+
+def test_an_ingest_builds_with_the_collector_paused_and_gives_it_back(
+    atlas: ApiAtlas, sample: Path, tmp_path: Path
+) -> None:
+    seen: dict[str, bool] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        seen[stage] = gc.isenabled()
+
+    gc.enable()
+    report = atlas.ingest(openapi=[sample / "openapi.yaml"], project="paused", progress=progress)
+    assert report.endpoints >= 30
+    assert set(seen) >= {"load specs", "embed and index", "knowledge graph", "ranking index"}
+    assert not any(seen.values()), seen
+    assert gc.isenabled()
+    with pytest.raises(LoaderError):
+        atlas.ingest(openapi=[tmp_path / "missing.yaml"], project="paused")
+    assert gc.isenabled()
