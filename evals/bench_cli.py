@@ -6,6 +6,9 @@
   the same MiniLM (the same ONNX model object apiatlas uses, so the ratio is the pipeline's, not
   the model runtime's), also in a new process.
 - ``apiatlas ask`` in a new process on that project: wall time and the process's peak memory.
+  After each, a process that only imports the agent's dependencies (LangGraph, ONNX Runtime,
+  tokenizers, numpy): the floor no CLI question can go under on this machine at this moment,
+  which moves with the machine's load as much as the ``ask`` does.
 - In a new process, after ``import apiatlas.atlas``: opening the project and answering its first
   question (the agent's, the stores' and the model's imports happen inside the timing).
 - ``apiatlas --help`` and ``graph stats``, which must not load the model.
@@ -50,6 +53,7 @@ with ApiAtlas(Settings(home=Path(sys.argv[1]), project="square")) as atlas:
     atlas.ask(sys.argv[2])
 print(perf_counter() - started)
 """
+_DEPENDENCIES = "import langgraph.graph, onnxruntime, tokenizers, numpy"
 _YARDSTICK = """
 import sys
 from langchain_chroma import Chroma
@@ -120,10 +124,12 @@ def run(shared: Path, repeat: int) -> str:
                         env=env),
             "yardstick",
         )
-        asks = [
-            _checked(run_process([*CLI, "ask", q, *base], env=env), "apiatlas ask")
-            for _ in range(repeat) for q in QUESTIONS
-        ]
+        asks, floors = [], []
+        for _ in range(repeat):
+            for q in QUESTIONS:
+                asks.append(_checked(run_process([*CLI, "ask", q, *base], env=env), "apiatlas ask"))
+                floors.append(_checked(run_process([sys.executable, "-c", _DEPENDENCIES], env=env),
+                                       "the dependencies' imports").seconds)
         # In process: the library imported, then the project opened and one question answered
         # (the model loaded on the way) in a new process each time.
         opened = [
@@ -168,6 +174,13 @@ def run(shared: Path, repeat: int) -> str:
         f"| {len(asks)} | {statistics.median(ask_s):.2f} | {percentile(ask_s, 95):.2f} | "
         f"{max(ask_s):.2f} | {statistics.median(r.peak_mib for r in asks):.0f} | "
         f"{max(r.peak_mib for r in asks):.0f} |",
+        "",
+        f"The agent's dependencies alone (`python -c \"{_DEPENDENCIES}\"`, a process after each "
+        f"`ask`): median **{statistics.median(floors):.2f} s**, "
+        f"p95 {percentile(floors, 95):.2f} s. What apiatlas adds to them (its own imports, "
+        f"opening the stores and the model, the question, the printed answer): median of the "
+        f"differences "
+        f"**{statistics.median(a - f for a, f in zip(ask_s, floors)):.2f} s**.",
         "",
         "## In process: opening the project and its first question (model load included)",
         "",

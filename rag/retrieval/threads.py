@@ -16,39 +16,34 @@ itself sets :data:`ENABLED` to ``False``, and questions then leave them alone.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from apiatlas.process_wide import ProcessWide
+
 ENABLED = True
 """Whether questions limit BLAS to one thread (``make bench`` measures both)."""
-_lock = threading.Lock()
-_depth = 0
-_limiter: Any = None
 _controller: Any = None
+
+
+def _one_thread() -> Callable[[], None]:
+    limiter = _uncontested(lambda: _blas().limit(limits=1, user_api="blas"))
+    return lambda: _uncontested(limiter.restore_original_limits)
+
+
+_ONE_THREAD = ProcessWide(_one_thread)
 
 
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
     """Run the body with every loaded BLAS library limited to one thread (when
     :data:`ENABLED`)."""
-    global _depth, _limiter
     if not ENABLED:
         yield
         return
-    with _lock:
-        if _depth == 0:
-            _limiter = _uncontested(lambda: _blas().limit(limits=1, user_api="blas"))
-        _depth += 1
-    try:
+    with _ONE_THREAD.held():
         yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                _uncontested(_limiter.restore_original_limits)
-                _limiter = None
 
 
 def _uncontested(change: Callable[[], Any]) -> Any:
