@@ -319,7 +319,8 @@ class ApiAtlas:
         """Load specs and docs, then update the graph and the vectors of ``project``.
 
         Everything is loaded and validated before anything is written, so a broken input
-        leaves both stores exactly as they were.
+        leaves both stores exactly as they were. Python's cyclic garbage collector is paused
+        while it runs (process-wide; see :mod:`apiatlas.collector`).
 
         Each ``crawl`` URL is a documentation site crawled within ``crawl_limits`` and the
         ``fetch_policy`` allowlist (see :mod:`apiatlas.loaders.crawl`); the whole crawl is one

@@ -19,8 +19,8 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Table
 from rich.text import Text
 
-from apiatlas.collector import collector_paused
 from apiatlas.cli_memory import add_memory_parser, run_memory
+from apiatlas.collector import collector_paused
 from apiatlas.config import Settings
 from apiatlas.errors import ApiAtlasError, UsageError
 

@@ -9,15 +9,17 @@ about 1.4 s less CPU time with it paused, and CLI ingests took a median of 32.8 
 (``evals/README``, "Ingest with the garbage collector paused"). Reference counting still frees
 everything that is not in a cycle.
 
-Overlapping ingests in several threads pause it once and give it back once, in the state the
-application left it: an application that runs with the collector off keeps it off.
+The pause is process-wide: other threads of the application run without cycle collection while
+an ingest does. Overlapping ingests in several threads pause it once and give it back once, in
+the state the application left it (an application that runs with the collector off keeps it
+off). An application that needs it during ingests sets :data:`ENABLED` to ``False``.
 """
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 
 from apiatlas.process_wide import ProcessWide
 
@@ -32,9 +34,12 @@ def _keep_off() -> None:
     """The application had the collector off: it stays off."""
 
 
+ENABLED = True
+"""Whether ingests and CLI questions pause the collector."""
 _PAUSED = ProcessWide(_pause)
 
 
 def collector_paused() -> AbstractContextManager[None]:
-    """Run the body with the cyclic garbage collector off, then restore it as it was."""
-    return _PAUSED.held()
+    """Run the body with the cyclic garbage collector off (when :data:`ENABLED`), then restore it
+    as it was."""
+    return _PAUSED.held() if ENABLED else nullcontext()

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from apiatlas import collector
 from apiatlas.collector import collector_paused
 
 
@@ -55,4 +56,12 @@ def test_overlapping_ingests_give_it_back_when_the_last_one_ends() -> None:
     assert not gc.isenabled()  # the other ingest is still building
     release.set()
     worker.join(5)
+    assert gc.isenabled()
+
+
+def test_an_application_can_keep_it_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(collector, "ENABLED", False)
+    gc.enable()
+    with collector_paused():
+        assert gc.isenabled()
     assert gc.isenabled()
