@@ -14,7 +14,6 @@ people's own Cypher. Project-memory links (``(:Memory)-[:ABOUT]->``) live in
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -40,15 +39,12 @@ from apiatlas.graph.neo4j.aio import Neo4jAsyncReads
 from apiatlas.graph.neo4j.reads import DRIVER_ERRORS, DRIVER_OPTIONS, RESERVED, Plan, decode
 from apiatlas.graph.neo4j.search import Fts5Tokenizer, scope_index
 from apiatlas.graph.neo4j.memory_links import Neo4jMemoryLinks, sync_links
+from apiatlas.graph.diff import EdgeId, digest, edge_diff, node_diff, outside_keys
 from apiatlas.graph.records import apply_in_order, canonical, new_revision
 
 T = TypeVar("T")
 _CHUNK = 2000
 _INT64 = (-(2**63), 2**63 - 1)
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _storable(value: Any) -> bool:
@@ -211,81 +207,52 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
     ) -> ChangeSummary:
         project, scope = batch.project, batch.scope
         params = {"project": project, "scope": scope}
-        old = {r["key"]: r["hash"] for r in tx.run(q.SCOPE_NODES, params).data()}
-        missing = [n.key for n in batch.nodes if n.key not in old]
-        meta = {
-            r["key"]: (r["scope"], r["hash"])
-            for r in tx.run(q.NODE_META, {"project": project, "keys": missing}).data()
-        }
-        added = updated = unchanged = 0
-        written: dict[str, tuple[str, str]] = {}
+        held = {r["key"]: r["hash"] for r in tx.run(q.SCOPE_NODES, params).data()}
+        outside = {"project": project, "keys": outside_keys(batch, held)}
+        elsewhere = {r["key"]: (r["scope"], r["hash"]) for r in tx.run(q.NODE_META, outside).data()}
+        diff = node_diff(batch, held, elsewhere)
         inserts, updates = [], []
-        for node in batch.nodes:
-            digest = _digest(f"{node.label}\n{canonical(node.props)}")
-            if node.key in old:
-                previous: tuple[str, str] | None = (scope, old[node.key])
-            else:
-                previous = written.get(node.key, meta.get(node.key))
-            if previous == (scope, digest):
-                unchanged += 1
-                continue
-            if previous is None:
-                added += 1
-            else:
-                updated += 1
-                touched.add((project, previous[0]))
-            internal = {"project": project, "key": node.key, "scope": scope, "hash": digest}
-            row = {"key": node.key, "label": node.label, "props": _encode(node.props, internal)}
-            (inserts if previous is None else updates).append(row)
-            written[node.key] = (scope, digest)
-            touched.add((project, scope))
+        for w in diff.writes:
+            internal = {"project": project, "key": w.node.key, "scope": scope, "hash": w.hash}
+            props = _encode(w.node.props, internal)
+            (inserts if w.new else updates).append(
+                {"key": w.node.key, "label": w.node.label, "props": props}
+            )
         for query, rows in ((q.INSERT_NODES, inserts), (q.UPSERT_NODES, updates)):
             for chunk in _chunks(rows):
                 tx.run(query, {"project": project, "rows": chunk}).consume()
-        stale = sorted(set(old) - {n.key for n in batch.nodes})
         edges_removed = 0
-        if stale:
-            record = tx.run(q.DELETE_NODES, {"project": project, "keys": stale}).single()
+        if diff.stale:
+            record = tx.run(q.DELETE_NODES, {"project": project, "keys": diff.stale}).single()
             edges_removed = record["relationships"] if record else 0
-            touched.add((project, scope))
-        return ChangeSummary(
-            nodes_added=added,
-            nodes_updated=updated,
-            nodes_removed=len(stale),
-            nodes_unchanged=unchanged,
-            edges_removed=edges_removed,
-        )
+        touched.update((project, touched_scope) for touched_scope in diff.touched)
+        return diff.summary.model_copy(update={"edges_removed": edges_removed})
 
     def _apply_edges(self, tx: neo4j.ManagedTransaction, batch: GraphBatch) -> ChangeSummary:
         params: dict[str, Any] = {"project": batch.project, "scope": batch.scope}
-        old = {(r["src"], r["type"], r["dst"]): r["hash"] for r in tx.run(q.SCOPE_EDGES, params).data()}
-        wanted: dict[tuple[str, str, str], dict[str, Any]] = {}
-        for edge in batch.edges:
-            wanted.setdefault((edge.src, edge.type, edge.dst), edge.props)
-        gone = [{"src": s, "type": t, "dst": d} for s, t, d in sorted(set(old) - set(wanted))]
-        inserts, updates, unchanged = [], [], 0
-        for (src, type_, dst), props in wanted.items():
-            internal = {"project": batch.project, "scope": batch.scope, "hash": _digest(canonical(props))}
-            if old.get((src, type_, dst)) == internal["hash"]:
-                unchanged += 1
-                continue
-            row = {"src": src, "type": type_, "dst": dst, "props": _encode(props, internal)}
-            (updates if (src, type_, dst) in old else inserts).append(row)
+        found = tx.run(q.SCOPE_EDGES, params).data()
+        held = {(r["src"], r["type"], r["dst"]): r["hash"] for r in found}
+        diff = edge_diff(batch, held, stored=digest)
+
+        def rows(edges: list[tuple[EdgeId, dict[str, Any], str]]) -> list[dict[str, Any]]:
+            return [
+                {"src": src, "type": type_, "dst": dst,
+                 "props": _encode(props, {**params, "hash": digest(text)})}
+                for (src, type_, dst), props, text in edges
+            ]  # fmt: skip
+
+        gone = [{"src": s, "type": t, "dst": d} for s, t, d in diff.gone]
         created = 0
-        for query, rows in ((q.DELETE_EDGES, gone), (q.UPDATE_EDGES, updates), (q.INSERT_EDGES, inserts)):
-            for chunk in _chunks(rows):
+        for query, chunked in ((q.DELETE_EDGES, gone), (q.UPDATE_EDGES, rows(diff.updates)),
+                               (q.INSERT_EDGES, rows(diff.inserts))):
+            for chunk in _chunks(chunked):
                 result = tx.run(query, {**params, "rows": chunk})
-                if query is q.INSERT_EDGES:
+                if query is q.INSERT_EDGES:  # it skips edges with an end the project lacks
                     record = result.single()
                     created += record["created"] if record else 0
                 else:
                     result.consume()
-        # An updated edge counts as one removed and one added, as in the embedded store.
-        return ChangeSummary(
-            edges_added=created + len(updates),
-            edges_removed=len(gone) + len(updates),
-            edges_unchanged=unchanged,
-        )
+        return diff.summary(inserted=created)
 
     def _reindex(self, tx: neo4j.ManagedTransaction, project: str, scope: str) -> None:
         """Rebuild the scope's search index: its endpoints' lengths and its term posting lists."""

@@ -7,7 +7,6 @@ index rebuilt per API scope whenever that scope changes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import threading
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from apiatlas.errors import StoreError
+from apiatlas.graph.diff import edge_diff, node_diff, outside_keys
 from apiatlas.graph.sqlite import memory_links
 from apiatlas.graph.sqlite import queries as q
 from apiatlas.graph.model import (
@@ -36,7 +36,6 @@ from apiatlas.graph.model import (
 )
 from apiatlas.graph.records import (
     apply_in_order,
-    canonical,
     endpoint_detail,
     endpoint_ref,
     fts_query,
@@ -107,48 +106,20 @@ class SqliteGraphStore(KnowledgeGraphStore):
         self, conn: sqlite3.Connection, batch: GraphBatch, touched: set[tuple[str, str]]
     ) -> ChangeSummary:
         project, scope = batch.project, batch.scope
-        old = dict(conn.execute(q.SCOPE_NODES, (project, scope)).fetchall())
-        # Keys another scope may hold are looked up in one statement and the writes go in one
-        # executemany, not a statement or two per node (Square: 22k nodes, 23k edges).
-        missing = json.dumps([n.key for n in batch.nodes if n.key not in old])
-        meta = {k: (s, h) for k, s, h in conn.execute(q.NODES_META, (project, missing))}
-        added = updated = unchanged = 0
-        new_keys: set[str] = set()
-        written: dict[str, tuple[str, str]] = {}
-        rows: list[tuple[str, str, str, str, str, str]] = []
-        for node in batch.nodes:
-            props = canonical(node.props)
-            digest = hashlib.sha256(f"{node.label}\n{props}".encode()).hexdigest()
-            new_keys.add(node.key)
-            if node.key in old:
-                previous: tuple[str, str] | None = (scope, old[node.key])
-            else:
-                previous = written.get(node.key, meta.get(node.key))
-            if previous == (scope, digest):
-                unchanged += 1
-                continue
-            if previous is None:
-                added += 1
-            else:
-                updated += 1
-                touched.add((project, previous[0]))
-            rows.append((project, node.key, scope, node.label, props, digest))
-            written[node.key] = (scope, digest)
-            touched.add((project, scope))
-        conn.executemany(q.UPSERT_NODE, rows)
-        stale = sorted(set(old) - new_keys)
+        held = dict(conn.execute(q.SCOPE_NODES, (project, scope)).fetchall())
+        # One statement for the keys another scope may hold, one executemany for the writes.
+        outside = json.dumps(outside_keys(batch, held))
+        elsewhere = {k: (s, h) for k, s, h in conn.execute(q.NODES_META, (project, outside))}
+        diff = node_diff(batch, held, elsewhere)
+        conn.executemany(q.UPSERT_NODE, [
+            (project, w.node.key, scope, w.node.label, w.props, w.hash) for w in diff.writes
+        ])  # fmt: skip
         edges_removed = 0
-        for key in stale:
+        for key in diff.stale:
             edges_removed += conn.execute(q.DELETE_NODE_EDGES, (project, key, key)).rowcount
             conn.execute(q.DELETE_NODE, (project, key))
-            touched.add((project, scope))
-        return ChangeSummary(
-            nodes_added=added,
-            nodes_updated=updated,
-            nodes_removed=len(stale),
-            nodes_unchanged=unchanged,
-            edges_removed=edges_removed,
-        )
+        touched.update((project, touched_scope) for touched_scope in diff.touched)
+        return diff.summary.model_copy(update={"edges_removed": edges_removed})
 
     def _apply_edges(
         self, conn: sqlite3.Connection, batch: GraphBatch, keys: dict[str, set[str]]
@@ -157,30 +128,16 @@ class SqliteGraphStore(KnowledgeGraphStore):
         if project not in keys:  # every batch's nodes are in by now (apply_in_order)
             keys[project] = {row[0] for row in conn.execute(q.PROJECT_KEYS, (project,))}
         known = keys[project]
-        old = {(s, t, d): p for s, t, d, p in conn.execute(q.SCOPE_EDGES, (project, scope))}
-        wanted: dict[tuple[str, str, str], str] = {}
-        for edge in batch.edges:
-            wanted.setdefault((edge.src, edge.type, edge.dst), canonical(edge.props))
-        gone = sorted(set(old) - set(wanted))
-        conn.executemany(q.DELETE_EDGE, [(project, scope, *ident) for ident in gone])
-        unchanged = 0
-        changed: list[tuple[str, ...]] = []
-        new: list[tuple[str, ...]] = []
-        for ident, props in wanted.items():
-            if ident in old:
-                if old[ident] == props:
-                    unchanged += 1
-                else:
-                    changed.append((props, project, scope, *ident))
-            elif ident[0] in known and ident[2] in known:  # else an end is missing: skipped
-                new.append((project, scope, *ident, props))
-        conn.executemany(q.UPDATE_EDGE, changed)
-        conn.executemany(q.INSERT_EDGE, new)
-        return ChangeSummary(
-            edges_added=len(changed) + len(new),
-            edges_removed=len(gone) + len(changed),
-            edges_unchanged=unchanged,
+        held = {(s, t, d): p for s, t, d, p in conn.execute(q.SCOPE_EDGES, (project, scope))}
+        diff = edge_diff(batch, held, stored=lambda props: props)
+        conn.executemany(q.DELETE_EDGE, [(project, scope, *ident) for ident in diff.gone])
+        conn.executemany(
+            q.UPDATE_EDGE, [(text, project, scope, *ident) for ident, _, text in diff.updates]
         )
+        inserts = [(project, scope, *ident, text) for ident, _, text in diff.inserts
+                   if ident[0] in known and ident[2] in known]  # else an end is missing
+        conn.executemany(q.INSERT_EDGE, inserts)
+        return diff.summary(inserted=len(inserts))
 
     def _reindex(self, conn: sqlite3.Connection, project: str, scope: str) -> None:
         conn.execute(q.FTS_DELETE_SCOPE, (project, scope))
