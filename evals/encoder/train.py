@@ -1,0 +1,220 @@
+"""``make train-encoder``: fine-tune all-MiniLM-L6-v2 (all layers) on the corpus pairs.
+
+    python -m apiatlas.evals.encoder.train [--pairs FILE ...] [--written FILE ...]
+        [--written-repeat N] [--out DIR] [--seed S] [--epochs E] [--batch B] [--lr LR]
+        [--max-steps N] [--device cpu|cuda]
+
+The loss is MultipleNegativesRankingLoss with hard negatives, written out here: each query of a
+batch is scored (cosine times :data:`SCALE`) against every positive and every hard negative of
+the batch, and cross-entropy asks for its own positive. A batch is four groups of
+:data:`GROUP` pairs, each group from one spec, so most in-batch negatives are endpoints of the
+same API, as a question's competitors are at run time; an endpoint appears at most once in a
+batch (two of its pairs would be each other's false negatives).
+
+Writes ``DIR/model`` (a sentence-transformers folder: weights, tokenizer, pooling config) and
+``DIR/train.json`` (the recipe, the pairs' sha256, the losses). Runs on the CPU, or on a GPU
+when one is there (``--device cuda``, bf16 autocast); nothing depends on one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import math
+import random
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+SCALE = 20.0
+"""sentence-transformers' MultipleNegativesRankingLoss scale (cosine similarities times 20)."""
+GROUP = 16
+QUERY_TOKENS = 64
+DOC_TOKENS = 256
+"""The product embeds the first 256 tokens of a card (``CARD_TOKENS``)."""
+_COPIED = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt",
+           "modules.json", "sentence_bert_config.json", "config_sentence_transformers.json")
+
+
+def read_pairs(files: list[Path]) -> list[dict[str, Any]]:
+    """Every pair of ``files`` (JSON lines, gzip or plain), in file order."""
+    pairs = []
+    for file in files:
+        opener = gzip.open if file.suffix == ".gz" else open
+        with opener(file, "rt", encoding="utf-8") as f:
+            pairs += [json.loads(line) for line in f if line.strip()]
+    return pairs
+
+
+def make_batches(pairs: list[dict[str, Any]], size: int, rng: random.Random) -> list[list[int]]:
+    """Indices of ``pairs`` in batches of ``size``: groups of :data:`GROUP` pairs of one spec,
+    shuffled and joined, each endpoint at most once per batch (a repeat waits for a later batch).
+    """
+    by_spec: dict[str, list[int]] = {}
+    for i, pair in enumerate(pairs):
+        by_spec.setdefault(pair["spec"], []).append(i)
+    groups = []
+    for spec in sorted(by_spec):
+        members = by_spec[spec]
+        rng.shuffle(members)
+        groups += [members[k:k + GROUP] for k in range(0, len(members), GROUP)]
+    rng.shuffle(groups)
+    batches: list[list[int]] = []
+    current: list[int] = []
+    seen: set[tuple[str, str]] = set()
+    waiting: list[int] = []
+    for index in (i for g in groups for i in g):
+        for i in [*waiting, index] if not current else [index]:
+            if i in waiting:
+                waiting.remove(i)
+            key = (pairs[i]["spec"], pairs[i]["endpoint"])
+            if key in seen:
+                waiting.append(i)
+                continue
+            current.append(i)
+            seen.add(key)
+            if len(current) == size:
+                batches.append(current)
+                current, seen = [], set()
+    if len(current) > 1:
+        batches.append(current)
+    return batches
+
+
+def sha256_files(files: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float, batch: int,
+          lr: float, max_steps: int, device: str, written: tuple[Path, ...] = (),
+          written_repeat: int = 1) -> dict[str, Any]:
+    """Fine-tune the model in ``base`` on the pairs of ``files`` and ``written_repeat`` times
+    those of ``written``; the model goes to ``out/model``. Returns the run's record (also
+    written to ``out/train.json``)."""
+    import numpy as np
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import AutoModel
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    pairs = read_pairs(files)
+    # float32 whatever the checkpoint stores (a float16 copy would train to NaN under AdamW)
+    model = AutoModel.from_pretrained(str(base), local_files_only=True,
+                                      dtype=torch.float32).to(device).train()
+    tokenizer = Tokenizer.from_file(str(base / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+
+    def encode(texts: list[str], limit: int) -> Any:
+        encoded = tokenizer.encode_batch(texts)
+        width = min(limit, max(len(e.ids) for e in encoded))
+        ids = torch.zeros((len(texts), width), dtype=torch.long)
+        mask = torch.zeros((len(texts), width), dtype=torch.long)
+        for row, e in enumerate(encoded):
+            cut = e.ids[:width - 1] + [e.ids[-1]] if len(e.ids) > width else e.ids
+            ids[row, :len(cut)] = torch.tensor(cut)
+            mask[row, :len(cut)] = 1
+        ids, mask = ids.to(device), mask.to(device)
+        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
+            tokens = model(input_ids=ids, attention_mask=mask,
+                           token_type_ids=torch.zeros_like(ids)).last_hidden_state
+        weights = mask.unsqueeze(-1).to(tokens.dtype)
+        pooled = (tokens * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+        return torch.nn.functional.normalize(pooled.float(), p=2, dim=1)
+
+    plan: list[list[int]] = []
+    whole = math.ceil(epochs)
+    for _ in range(whole):
+        plan += make_batches(pairs, batch, rng)
+    steps = len(plan) if epochs == whole else int(len(plan) * epochs / whole)
+    if max_steps:
+        steps = min(steps, max_steps)
+    plan = plan[:steps]
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warmup = max(1, steps // 10)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min(1.0, (s + 1) / warmup) * max(0.0, (steps - s) / max(1, steps - warmup))
+        if s >= warmup else (s + 1) / warmup)
+    losses: list[float] = []
+    started = time.monotonic()
+    for step, indices in enumerate(plan):
+        chosen = [pairs[i] for i in indices]
+        queries = encode([p["query"] for p in chosen], QUERY_TOKENS)
+        docs = [p["positive"] for p in chosen]
+        docs += [p["negative"] for p in chosen if p.get("negative")]
+        targets = encode(docs, DOC_TOKENS)
+        scores = queries @ targets.T * SCALE
+        loss = torch.nn.functional.cross_entropy(
+            scores, torch.arange(len(chosen), device=device))
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        losses.append(float(loss.detach()))
+        if step % 50 == 0 or step == steps - 1:
+            mean = sum(losses[-50:]) / len(losses[-50:])
+            print(f"step {step + 1}/{steps} loss {mean:.4f} "
+                  f"{time.monotonic() - started:.0f}s", flush=True)
+    folder = out / "model"
+    folder.mkdir(parents=True, exist_ok=True)
+    model.eval().to("cpu").save_pretrained(str(folder), safe_serialization=True)
+    for name in _COPIED:
+        if (base / name).exists():
+            shutil.copy2(base / name, folder / name)
+    if (base / "1_Pooling").is_dir():
+        shutil.copytree(base / "1_Pooling", folder / "1_Pooling", dirs_exist_ok=True)
+    record = {
+        "base": base.name, "pairs_files": [f.name for f in files],
+        "written_files": [f.name for f in written], "written_repeat": written_repeat,
+        "pairs_sha256": sha256_files([*files, *written]), "pairs": len(pairs), "seed": seed,
+        "epochs": epochs, "batch": batch, "group": GROUP, "lr": lr, "steps": steps,
+        "scale": SCALE, "query_tokens": QUERY_TOKENS, "doc_tokens": DOC_TOKENS,
+        "device": device, "torch": torch.__version__, "seconds": round(time.monotonic() - started),
+        "loss_first_50": sum(losses[:50]) / max(1, len(losses[:50])),
+        "loss_last_50": sum(losses[-50:]) / max(1, len(losses[-50:])),
+    }
+    (out / "train.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return record
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--base", type=Path, default=None,
+                        help="the model to start from (the packaged all-MiniLM-L6-v2)")
+    parser.add_argument("--pairs", type=Path, nargs="*",
+                        default=[Path(".apiatlas/corpus/pairs.jsonl.gz")])
+    parser.add_argument("--written", type=Path, nargs="*",
+                        default=[Path(".apiatlas/corpus/written.jsonl.gz")])
+    parser.add_argument("--written-repeat", type=int, default=3,
+                        help="times each written question is seen per pass (the weak pairs once)")
+    parser.add_argument("--out", type=Path, default=Path(".apiatlas/encoder"))
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--epochs", type=float, default=1.0)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--max-steps", type=int, default=0)
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args(argv)
+    base = args.base
+    if base is None:
+        from apiatlas.rag.retrieval.onnx_minilm import base_model_dir
+        base = base_model_dir()
+    record = train(base, args.pairs, args.out, seed=args.seed, epochs=args.epochs,
+                   batch=args.batch, lr=args.lr, max_steps=args.max_steps, device=args.device,
+                   written=tuple(args.written), written_repeat=args.written_repeat)
+    print(json.dumps(record, indent=1))
+
+
+if __name__ == "__main__":
+    main()
