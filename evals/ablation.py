@@ -98,6 +98,7 @@ def variants() -> dict[str, Sequence[str] | None]:
     """Variant name -> disabled groups (``None`` is plain RRF)."""
     out: dict[str, Sequence[str] | None] = {"learned (all signals)": ()}
     out.update({f"without {group}": (group,) for group in GROUPS})
+    out["one dense vector (the card's; no name or about vector)"] = ("dense:name", "dense:about")
     out["RRF (graph + name-dense + text BM25 ranks)"] = None
     return out
 

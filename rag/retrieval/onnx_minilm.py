@@ -20,8 +20,8 @@ import os
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -114,10 +114,7 @@ def weights_sha256(folder: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     known[key] = digest.hexdigest()
-    try:
-        write_atomic(memo, json.dumps(known, indent=1).encode("utf-8"))
-    except OSError:
-        pass  # a read-only cache only costs the next process the same hashing
+    write_atomic(memo, json.dumps(known, indent=1).encode("utf-8"))
     return digest.hexdigest()
 
 
