@@ -38,13 +38,6 @@ def agent(
         yield atlas.agent
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a known regression of the query adapter (evals/README.md): it ranks "
-    "POST /v2/locations/custom-attribute-definitions first and POST /v2/locations as related. "
-    "Square is a test set, so no rule or weight is fitted to this case; strict, so a change "
-    "that mends it must also remove this mark",
-)
 def test_create_a_location_on_square(agent: CompiledStateGraph) -> None:
     result = run_agent(agent, "What endpoints can I use to create a location?", context=CTX)
     assert not result.abstained

