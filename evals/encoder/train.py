@@ -141,9 +141,14 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
     plan = plan[:steps]
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     warmup = max(1, steps // 10)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min(1.0, (s + 1) / warmup) * max(0.0, (steps - s) / max(1, steps - warmup))
-        if s >= warmup else (s + 1) / warmup)
+
+    def rate(step: int) -> float:
+        """Linear warm-up over the first tenth of the steps, then linear decay to zero."""
+        if step < warmup:
+            return (step + 1) / warmup
+        return max(0.0, (steps - step) / max(1, steps - warmup))
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, rate)
     losses: list[float] = []
     started = time.monotonic()
     for step, indices in enumerate(plan):
