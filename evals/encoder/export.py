@@ -13,7 +13,6 @@ and ``provenance.json`` records the corpus, the held-out list, the recipe and th
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 import tempfile
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from apiatlas.evals.encoder.heldout import heldout_sha256
+from apiatlas.files import sha256_of
 from apiatlas.rag.retrieval.onnx_minilm import export_onnx
 
 TARGET = Path(__file__).resolve().parents[2] / "apiatlas" / "models" / "encoder"
@@ -56,14 +56,6 @@ def store_half(source: Path, target: Path) -> None:
     onnx.save(model, str(target))
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def ship(folder: Path, target: Path, provenance: dict[str, Any]) -> dict[str, Any]:
     """Export ``folder``'s model into ``target`` (``model.onnx``, ``tokenizer.json``,
     ``provenance.json``); returns the provenance written."""
@@ -76,7 +68,7 @@ def ship(folder: Path, target: Path, provenance: dict[str, Any]) -> dict[str, An
     record = {
         **provenance,
         "heldout_sha256": heldout_sha256(),
-        "files": {name: sha256(target / name) for name in ("model.onnx", "tokenizer.json")},
+        "files": {name: sha256_of(target / name) for name in ("model.onnx", "tokenizer.json")},
     }
     (target / "provenance.json").write_text(json.dumps(record, indent=1) + "\n",
                                             encoding="utf-8")

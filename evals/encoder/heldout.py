@@ -3,10 +3,11 @@ spec collection: by provider domain or by whole title words."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from apiatlas.files import sha256_of
 
 HELDOUT = Path(__file__).resolve().parent.parent / "heldout.txt"
 NEVER_TRAINED = ("test", "validation", "aside")
@@ -61,4 +62,4 @@ def held_out_as(provider: str, title: str, heldout: list[HeldOut]) -> HeldOut | 
 
 def heldout_sha256(path: Path = HELDOUT) -> str:
     """sha256 of the list's file, recorded in every artifact trained without it."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha256_of(path)

@@ -18,24 +18,16 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from apiatlas.evals.encoder.corpus import spec_operations
 from apiatlas.evals.encoder.heldout import held_out_as, load_heldout
-
-METHODS = ("get", "put", "post", "delete", "patch")
 
 
 def operations(spec: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """(METHOD, path, operationId, summary, description start) of every operation."""
-    rows = []
-    for path, item in sorted((spec.get("paths") or {}).items()):
-        if not isinstance(item, dict):
-            continue
-        for method in METHODS:
-            op = item.get(method)
-            if isinstance(op, dict):
-                text = " ".join(str(op.get("description") or "").split())
-                rows.append((method.upper(), path, str(op.get("operationId") or ""),
-                             " ".join(str(op.get("summary") or "").split()), text[:160]))
-    return rows
+    return [(method, path, str(op.get("operationId") or ""),
+             " ".join(str(op.get("summary") or "").split()),
+             " ".join(str(op.get("description") or "").split())[:160])
+            for method, path, op in spec_operations(spec)]
 
 
 def main() -> None:

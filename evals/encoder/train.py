@@ -67,9 +67,10 @@ def make_batches(pairs: list[dict[str, Any]], size: int, rng: random.Random) -> 
     seen: set[tuple[str, str]] = set()
     waiting: list[int] = []
     for index in (i for g in groups for i in g):
-        for i in [*waiting, index] if not current else [index]:
-            if i in waiting:
-                waiting.remove(i)
+        candidates = [index]
+        if not current:  # a new batch takes the pairs that waited first
+            candidates, waiting = [*waiting, index], []
+        for i in candidates:
             key = (pairs[i]["spec"], pairs[i]["endpoint"])
             if key in seen:
                 waiting.append(i)
@@ -85,6 +86,8 @@ def make_batches(pairs: list[dict[str, Any]], size: int, rng: random.Random) -> 
 
 
 def sha256_files(files: list[Path]) -> str:
+    """sha256 of the pairs files (``apiatlas.files.sha256_of``'s digest: this module imports
+    nothing of the project, so that a GPU machine without its dependencies can run it)."""
     digest = hashlib.sha256()
     for file in files:
         digest.update(file.read_bytes())

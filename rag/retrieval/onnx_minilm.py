@@ -14,7 +14,6 @@ Only that export needs torch and ``onnx`` (the ``train`` extra).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -28,7 +27,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.errors import ModelError
-from apiatlas.files import partial_path, write_atomic
+from apiatlas.files import partial_path, sha256_of, write_atomic
 
 MAX_TOKENS = 256
 """The model's window (``max_seq_length``): longer inputs are truncated, as sentence-transformers
@@ -109,13 +108,9 @@ def weights_sha256(folder: Path) -> str:
         known = {}
     if key in known:
         return str(known[key])
-    digest = hashlib.sha256()
-    with weights.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    known[key] = digest.hexdigest()
+    known[key] = sha256_of(weights)
     write_atomic(memo, json.dumps(known, indent=1).encode("utf-8"))
-    return digest.hexdigest()
+    return str(known[key])
 
 
 EXPORT_RECIPE = "fused"

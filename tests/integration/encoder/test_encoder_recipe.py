@@ -104,8 +104,7 @@ def test_no_held_out_api_text_reaches_a_training_pair(
     for choice in choices:
         assert held_out_as(choice.provider, choice.title, heldout) is None, choice.spec_id
         spec = json.loads(choice.file.read_text(encoding="utf-8"))
-        ops = [op for item in (spec.get("paths") or {}).values() if isinstance(item, dict)
-               for op in item.values() if isinstance(op, dict)]
+        ops = [op for _, _, op in corpus.spec_operations(spec)]
         mine = _sentences([str(op.get("summary") or "") for op in ops],
                           [str(op.get("description") or "") for op in ops])
         for name, theirs in held_out_sentences.items():
