@@ -23,6 +23,7 @@ from apiatlas.cli_memory import add_memory_parser, run_memory
 from apiatlas.collector import collector_paused
 from apiatlas.config import Settings
 from apiatlas.errors import ApiAtlasError, UsageError
+from apiatlas.rag.agent.context import MAX_K, check_k
 
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
 _EVERY_HOST = "*"  # what a bare --allow-private stands for
@@ -78,7 +79,8 @@ def _parser() -> argparse.ArgumentParser:
     ask = commands.add_parser("ask", parents=[common, backends], help="ask a question")
     ask.add_argument("question")
     ask.add_argument("--api", help="restrict to one API")
-    ask.add_argument("-k", type=int, default=5, help="how many endpoints to present at most")
+    ask.add_argument("-k", type=_k, default=5,
+                     help=f"how many endpoints to present at most (1 to {MAX_K})")
     ask.add_argument("--json", action="store_true", help="print the structured result as JSON")
     ask.add_argument(
         "--agent-type", help="also follow the project memories shared by agents of this type"
@@ -138,6 +140,14 @@ def _parser() -> argparse.ArgumentParser:
 
     add_memory_parser(commands, parents=[common, backends])
     return parser
+
+
+def _k(text: str) -> int:
+    """``-k``'s value, refused by argparse (exit 2, with the usage) outside 1 to MAX_K."""
+    try:
+        return check_k(int(text))
+    except (ValueError, UsageError) as e:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_K}") from e
 
 
 def _settings(args: argparse.Namespace) -> Settings:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.errors import ApiAtlasError, UsageError
+from apiatlas.rag.agent.context import MAX_K
 
 MAX_BODY_BYTES = 64 * 1024
 """Largest request body accepted: a question, not a document."""
@@ -39,7 +40,7 @@ class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=4000)
     project: str | None = None
     api: str | None = None
-    k: int = Field(default=5, ge=1, le=50)
+    k: int = Field(default=5, ge=1, le=MAX_K)
     agent_type: str | None = None
 
 

@@ -29,11 +29,9 @@ from pydantic import BaseModel, Field
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.errors import ApiAtlasError
+from apiatlas.rag.agent.context import MAX_K, check_k
 from apiatlas.rag.answer.result import AnswerEndpoint, Citation
 from apiatlas.rag.memory.model import MEMORY_KINDS
-
-MAX_K = 20
-"""Most endpoints or passages one tool call returns."""
 
 
 class FindEndpointsInput(BaseModel):
@@ -126,7 +124,12 @@ def _found(endpoint: AnswerEndpoint, citations: dict[int, Citation]) -> FoundEnd
 def search_docs(
     atlas: ApiAtlas, query: str, *, project: str | None = None, k: int = 5
 ) -> list[DocPassage]:
-    """Guide passages for ``query`` (hybrid search over the project's documentation)."""
+    """Guide passages for ``query`` (hybrid search over the project's documentation).
+
+    Raises:
+        UsageError: ``k`` is not from 1 to :data:`~apiatlas.rag.agent.context.MAX_K`.
+    """
+    k = check_k(k)
     hits = atlas.retriever.invoke(query, project=project or atlas.settings.project, k=4 * k)
     out: list[DocPassage] = []
     for doc in hits:

@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
 from apiatlas.cli import main
+from apiatlas.rag.agent.context import MAX_K
 from tests.integration.conftest import SampleHome
 
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "options", "head", "trace"}
@@ -122,7 +123,7 @@ def test_the_four_tools_are_listed_with_their_argument_schemas(server: Server) -
     find = tools["find_endpoints"].input_schema
     assert find["required"] == ["question"]
     k = find["properties"]["k"]
-    assert (k["type"], k["default"], k["minimum"], k["maximum"]) == ("integer", 5, 1, 20)
+    assert (k["type"], k["default"], k["minimum"], k["maximum"]) == ("integer", 5, 1, MAX_K)
     assert find["properties"]["api"]["default"] is None
     assert tools["search_docs"].input_schema["required"] == ["query"]
     assert tools["ask"].input_schema["required"] == ["question"]

@@ -24,7 +24,7 @@ from langgraph.graph import END, START, StateGraph
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
-from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.agent.context import MAX_K, AgentContext
 from apiatlas.rag.agent.state import AgentState
 from tests.integration.conftest import SampleHome
 from apiatlas.tools import FoundEndpoints, make_tools
@@ -57,7 +57,7 @@ def test_tools_have_names_descriptions_and_schemas(atlas: ApiAtlas) -> None:
     assert set(tools) == {"find_endpoints", "search_docs", "ask", "remember"}
     for tool in tools.values():
         assert isinstance(tool, BaseTool) and len(tool.description) > 60
-    assert tools["find_endpoints"].args["k"]["maximum"] == 20
+    assert tools["find_endpoints"].args["k"]["maximum"] == MAX_K == 50
     assert "question" in tools["find_endpoints"].tool_call_schema.model_json_schema()["required"]
     with pytest.raises(ValueError):  # the schema refuses what the model must not send
         tools["find_endpoints"].invoke({"question": QUESTION, "k": 500})
