@@ -335,6 +335,20 @@ def answer_rows(examples: Sequence[Example], probabilities: Sequence[Sequence[fl
     return np.array(rows) if rows else np.zeros((0, len(ANSWER_FEATURES)))
 
 
+def answers_out_of_fold(examples: Sequence[Example], rows: np.ndarray, names: Sequence[str]
+                        ) -> list[float]:
+    """Each example's answer probability from an answer model fitted on ``rows`` (its
+    features, named ``names``) of the other datasets' examples."""
+    answerable = np.array([ex.case.answerable for ex in examples]).astype(int)
+    out = [0.0] * len(examples)
+    for name in sorted({ex.dataset for ex in examples}):
+        inside = np.array([ex.dataset != name for ex in examples])
+        held = fit_linear(rows[inside], answerable[inside], names)
+        for i in np.flatnonzero(~inside):
+            out[i] = held.probability(rows[i])
+    return out
+
+
 def answer_threshold(p_answer: Sequence[float], answerable: Sequence[bool]) -> float:
     """The threshold with the best balanced accuracy whose false abstention stays at most
     :data:`MAX_FALSE_ABSTENTION` (the lowest threshold when none does)."""
@@ -388,13 +402,7 @@ def train(examples: Sequence[Example], disabled: Sequence[str] = (),
     rows = answer_rows(examples, oof)
     answer = fit_linear(rows, answerable.astype(int), ANSWER_FEATURES)
     # The answer threshold, too, is chosen on answer probabilities of unseen APIs.
-    p_answer = [0.0] * len(examples)
-    for name in sorted({ex.dataset for ex in examples}):
-        inside = np.array([ex.dataset != name for ex in examples])
-        held = fit_linear(rows[inside], answerable[inside].astype(int), ANSWER_FEATURES)
-        for i, ex in enumerate(examples):
-            if ex.dataset == name:
-                p_answer[i] = held.probability(rows[i])
+    p_answer = answers_out_of_fold(examples, rows, ANSWER_FEATURES)
     return RankerModel(
         candidate=candidate,
         answer=answer,

@@ -1,14 +1,19 @@
 """How often variants of "the asked kind is absent from the resource the question names" fire
 on answerable and unanswerable dev cases (validation included; dev sets only).
 
-    .venv/bin/python experiments/2026-11-27-abstention/kind_rules.py
+    .venv/bin/python experiments/2026-11-27-abstention/kind_rules.py [RULES.json] [--show]
+
+RULES.json gets each case's rules (analyse.py --rules reads it). ``--show`` also prints, per
+case, the kinds the question asks, its best-matched resources and the kinds their endpoints
+have (what the rules were read from).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from collections import Counter
+from pathlib import Path
 
 from apiatlas.config import Settings
 from apiatlas.evals.dataset import load_dataset
@@ -37,7 +42,21 @@ def variants(lookup, by_resource, under):
     return out
 
 
+def show(dataset: str, answerable: bool, question: str, lookup, by_resource) -> None:
+    """One case's line: its asked kinds and verbs, best three matches with their kinds."""
+    matches = sorted(lookup.matched_resources, key=lambda m: -m.score)[:3]
+    shown = ", ".join(
+        f"{m.resource.key}[{m.term}]{m.score:.2f}{m.how[0]}:"
+        f"{'/'.join(sorted(by_resource.get(m.resource.key, ())))}" for m in matches)
+    print(f"{dataset}\t{'A' if answerable else 'U'}\t{lookup.intent.kinds}\t"
+          f"{lookup.intent.verbs}\t{shown}\tunmatched={lookup.unmatched_terms}\t{question[:90]}")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("rules", type=Path, nargs="?")
+    parser.add_argument("--show", action="store_true")
+    args = parser.parse_args()
     embeddings = load_embeddings(Settings())
     counts = {part: Counter() for part in ("train", "validation")}
     fired_by_case: dict[str, dict[str, int]] = {}
@@ -57,6 +76,8 @@ def main() -> None:
                     under.setdefault("/".join(parts[:i]), set()).add(ref.kind)
             for case in dataset.cases:
                 lookup = graph.lookup(case.question, project=dataset.name, k=10)
+                if args.show:
+                    show(dataset.name, case.answerable, case.question, lookup, by_resource)
                 label = "A" if case.answerable else "U"
                 counts[part][label, "n"] += 1
                 found = variants(lookup, by_resource, under)
@@ -66,9 +87,8 @@ def main() -> None:
     for part, c in counts.items():
         print(part, {f"{v}": f"U {c['U', v]}/{c['U', 'n']} A {c['A', v]}/{c['A', 'n']}"
                      for v in ("v1", "v2", "v3", "v4", "v5")})
-    if len(sys.argv) > 1:
-        with open(sys.argv[1], "w", encoding="utf-8") as f:
-            json.dump(fired_by_case, f)
+    if args.rules:
+        args.rules.write_text(json.dumps(fired_by_case), encoding="utf-8")
 
 
 if __name__ == "__main__":
