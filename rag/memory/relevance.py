@@ -8,8 +8,9 @@ knowledge graph what the question is about (its matched resources and first endp
 - a memory **leads** (and may reorder the answer) when it is about the question: semantically
   strong on its own (:data:`STRONG_SEMANTIC_SCORE`), or semantically plausible and naming the
   answer's first endpoint (any version of it), or naming one of the first endpoints presented
-  *and* a resource the question names; when the graph presents nothing, a plausible memory
-  about a resource the question names leads;
+  *and* a resource the question names, when that endpoint does what the question asks (its
+  operation kind is one the question asks for); when the graph presents nothing, a plausible
+  memory about a resource the question names leads;
 - a memory found through the endpoints the answer presents comes along when it is about the
   answer's main endpoint (the first primary endpoint, any version of it, and its prerequisites);
 - a team prohibition of any presented endpoint always applies.
@@ -77,8 +78,14 @@ def about_question(view: MemoryView, lookup: GraphLookup) -> bool:
         return names_resource
     if _families(refs) & {family(lookup.primary[0])}:
         return True
-    first = {e.key for e in lookup.primary[:FIRST_PRESENTED]}
-    return names_resource and bool({e.key for e in refs} & first)
+    named = {e.key for e in refs}
+    asked = set(lookup.intent.kinds)
+    # Naming a presented endpoint makes a memory about the question only when that endpoint
+    # does what the question asks: a memory about searching locations is not about creating one.
+    return names_resource and any(
+        e.key in named and (not asked or e.kind in asked)
+        for e in lookup.primary[:FIRST_PRESENTED]
+    )
 
 
 def about_answer(view: MemoryView, lookup: GraphLookup) -> bool:

@@ -118,6 +118,28 @@ def test_a_first_endpoint_on_a_resource_the_question_names_makes_a_memory_about_
     assert not about_question(tracking, other)
 
 
+def test_a_presented_endpoint_makes_a_memory_lead_only_when_it_does_what_is_asked() -> None:
+    search = SEARCH.model_copy(update={"kind": "search"})
+    create = V2.model_copy(update={"kind": "create"})
+    ALL[SEARCH.signature] = search  # the memory resolves to the endpoint with its kind
+    try:
+        sites = view(f"To find our sites use {SEARCH.signature}.", [SEARCH.signature], score=0.5)
+        asked_create = GraphLookup(
+            intent=analyse_question("add a new location"), primary=[create, search],
+            matched_resources=lookup(resources=("location",)).matched_resources,
+        )
+        asked_search = asked_create.model_copy(
+            update={"intent": analyse_question("search the locations")}
+        )
+        asked_nothing = asked_create.model_copy(update={"intent": analyse_question("locations")})
+    finally:
+        ALL[SEARCH.signature] = SEARCH
+    assert asked_create.intent.kinds == ["create"] and asked_search.intent.kinds == ["search"]
+    assert not about_question(sites, asked_create)  # searching is not creating
+    assert about_question(sites, asked_search)
+    assert asked_nothing.intent.kinds == [] and about_question(sites, asked_nothing)
+
+
 def test_when_the_graph_finds_nothing_a_memory_on_the_named_resource_leads() -> None:
     onboarding = view("To onboard a new carrier, register it with POST /v2/carriers",
                       [CARRIER.signature], kind="procedure", score=0.34)
