@@ -39,13 +39,16 @@ test: setup
 
 # Ingest and ask timings, project-memory lookups on SQLite and a throwaway PostgreSQL, then the
 # CLI in new processes (ingest against the yardstick, ask, commands that load no model), then
-# synthetic 1k-10k-operation specs and Kubernetes on both graph backends (bench-scale-<date>.png);
-# evals/results/bench-<date>.md, bench-memory-, bench-cli- and bench-scale-<date>.md.
+# synthetic 1k-10k-operation specs and Kubernetes on both graph backends (bench-scale-<date>.png),
+# then `apiatlas serve` under 1, 4 and 16 concurrent clients on the embedded stores and on Neo4j +
+# pgvector, and its thin client beside the standalone CLI;
+# evals/results/bench-<date>.md, bench-memory-, bench-cli-, bench-scale- and bench-serve-<date>.md.
 bench: setup
 	$(BIN)/python -m apiatlas.evals.bench
 	$(BIN)/python -m apiatlas.evals.bench_memory
 	$(BIN)/python -m apiatlas.evals.bench_cli
 	$(BIN)/python -m apiatlas.evals.bench_scale
+	$(BIN)/python -m apiatlas.evals.bench_serve
 
 # The shipped datasets (dev, then test), every strategy side by side, on the embedded graph and
 # then on a local Neo4j; report.{json,md,png} in evals/results/{embedded,neo4j}.

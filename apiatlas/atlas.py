@@ -18,7 +18,7 @@ from time import perf_counter
 from pydantic import BaseModel, Field
 
 from apiatlas.collector import collector_paused
-from apiatlas.config import Settings
+from apiatlas.config import Settings, check_project
 from apiatlas.graph.model import ChangeSummary, GraphStats
 from apiatlas.graph.backends import open_graph_store
 from apiatlas.graph.store import KnowledgeGraphStore
@@ -206,9 +206,10 @@ class ApiAtlas:
         """
         from apiatlas.rag.memory.links import LinkedMemory
 
+        project = self.project_of(project)  # checked before the store is opened (or created)
         return LinkedMemory(
             self.memory_store,
-            project or self.settings.project,
+            project,
             graph=self.graph,
             agent_type=agent_type,
         )
@@ -328,10 +329,12 @@ class ApiAtlas:
         skipped by the crawl are listed in the report's warnings.
 
         Raises:
-            LoaderError: A source could not be read (names the file, pointer or URL).
+            ConfigError: ``project`` cannot name a project (checked before anything is read).
+            LoaderError: A source could not be read (names the file, pointer or URL), or a spec
+                location has no endpoint at all (``SpecError``).
             StoreError: A store failed; the graph is unchanged.
         """
-        project = project or self.settings.project
+        project = self.project_of(project)
         notify = progress or (lambda stage, done, total: None)
         started = perf_counter()
         locations = [*openapi, *docs]
@@ -351,7 +354,7 @@ class ApiAtlas:
             from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
             from apiatlas.loaders.crawl import crawl as crawl_site
             from apiatlas.loaders.docs import load_docs
-            from apiatlas.loaders.openapi import load_openapi
+            from apiatlas.loaders.openapi import load_openapi, require_endpoints
             from apiatlas.loaders.splitting import section_documents
 
             report = IngestReport(project=project)
@@ -359,7 +362,8 @@ class ApiAtlas:
             specs: list[ApiSpec] = []
             for i, location in enumerate(openapi):
                 notify("load specs", i, len(openapi))
-                specs.extend(load_openapi(location, api=api, fetch_policy=fetch_policy))
+                found = load_openapi(location, api=api, fetch_policy=fetch_policy)
+                specs.extend(require_endpoints(found, location))
             notify("load specs", len(openapi), len(openapi))
             pages: dict[str, list[DocPage]] = {}
             for i, location in enumerate(docs):
@@ -491,14 +495,18 @@ class ApiAtlas:
         from apiatlas.rag.agent.graph import run_agent
 
         context = AgentContext(
-            project=project or self.settings.project, api=api, k=k, agent_type=agent_type, at=at
+            project=self.project_of(project), api=api, k=k, agent_type=agent_type, at=at
         )
 
         return run_agent(self.agent, question, context=context)
 
     def stats(self, project: str | None = None) -> GraphStats:
         """Knowledge-graph counts for one project (or all)."""
-        return self.graph.stats(project)
+        return self.graph.stats(None if project is None else check_project(project))
+
+    def project_of(self, project: str | None) -> str:
+        """The project a call names (checked: ``""`` is no project), else the settings' own."""
+        return self.settings.project if project is None else check_project(project)
 
     def _has_memory(self) -> bool:
         """Whether any project memory exists, without creating an empty embedded one."""

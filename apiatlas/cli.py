@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -21,7 +22,7 @@ from rich.text import Text
 
 from apiatlas.cli_memory import add_memory_parser, run_memory
 from apiatlas.collector import collector_paused
-from apiatlas.config import Settings
+from apiatlas.config import Settings, check_project
 from apiatlas.errors import ApiAtlasError, UsageError
 from apiatlas.rag.agent.context import MAX_K, check_k
 
@@ -32,7 +33,10 @@ _EVERY_HOST = "*"  # what a bare --allow-private stands for
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--home", help="state directory (default: $APIATLAS_HOME or ./.apiatlas)")
-    common.add_argument("--project", help="project to use (default: $APIATLAS_PROJECT or 'default')")
+    common.add_argument(
+        "--project", type=_project,
+        help="project to use (default: $APIATLAS_PROJECT or 'default'): letters, digits, '-', '_'",
+    )
     backends = argparse.ArgumentParser(add_help=False)
     backends.add_argument(
         "--graph", choices=["embedded", "neo4j"], help="graph backend (default: $APIATLAS_GRAPH)"
@@ -97,13 +101,35 @@ def _parser() -> argparse.ArgumentParser:
         help="who writes the answer (default: $APIATLAS_COMPOSER or deterministic); llm uses "
         "$APIATLAS_CHAT_MODEL (default openai:gpt-4.1-mini, needs apiatlas[openai])",
     )
+    ask.add_argument(
+        "--server", metavar="URL",
+        help="ask a running `apiatlas serve` instead, e.g. http://127.0.0.1:8765 (default: "
+        "$APIATLAS_SERVER); the server's home, backends and composer answer",
+    )
+    ask.add_argument("--token-file", metavar="PATH",
+                     help="with --server: the server's token (default: $APIATLAS_SERVE_TOKEN)")
 
     serve = commands.add_parser(
         "serve", parents=[common, backends],
         help="answer over HTTP from one warm process (POST /ask, GET /stats, GET /health)",
     )
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to bind (default: loopback; any other needs a token)")
     serve.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks one)")
+    serve.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="processes answering, each with its own model (default: 1)")
+    serve.add_argument(
+        "--token-file", metavar="PATH",
+        help="require this bearer token (default: $APIATLAS_SERVE_TOKEN; needed off loopback)",
+    )
+    serve.add_argument(
+        "--allow-host", action="append", default=[], metavar="NAME",
+        help="also answer requests whose Host is NAME (repeatable; loopback names always)",
+    )
+    serve.add_argument("--all-projects", action="store_true",
+                       help="answer for any project a request names (default: --project only)")
+    serve.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="answer 503 to a request still unanswered after this (default: 30)")
 
     commands.add_parser(
         "mcp", parents=[common, backends],
@@ -148,6 +174,15 @@ def _k(text: str) -> int:
         return check_k(int(text))
     except (ValueError, UsageError) as e:
         raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_K}") from e
+
+
+def _project(text: str) -> str:
+    """``--project``'s value, refused by argparse (exit 2, with the usage) unless it can name a
+    project (:func:`~apiatlas.config.check_project`)."""
+    try:
+        return check_project(text)
+    except UsageError as e:
+        raise argparse.ArgumentTypeError(str(e)) from e
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -239,10 +274,38 @@ def _ingest(args: argparse.Namespace, console: Console) -> int:
 
 
 def _ask(args: argparse.Namespace, console: Console) -> int:
+    from apiatlas.client import server_url
+
+    server = server_url(args.server)
+    if server is not None:
+        return _ask_server(args, console, server)
+    if args.token_file is not None:
+        raise UsageError("--token-file is the token of a server: use it with --server URL")
     # One question per process: the collector would only walk the objects the imports and the
     # opening leave, all alive until the process ends (apiatlas.collector).
     with collector_paused():
         return _answer(args, console)
+
+
+def _ask_server(args: argparse.Namespace, console: Console, server: str) -> int:
+    """The question sent to a running server (apiatlas.client), printed as a local answer."""
+    from apiatlas.client import ask_remote, default_project, read_token
+    from apiatlas.errors import RemoteError
+
+    local = [f"--{flag}" for flag in ("home", "graph", "vectors", "composer")
+             if getattr(args, flag) is not None]
+    if local:
+        raise UsageError(f"{', '.join(local)} cannot be used with --server: the server's own "
+                         "settings answer")
+    try:
+        result = ask_remote(
+            server, args.question, project=args.project or default_project(), api=args.api,
+            k=args.k, agent_type=args.agent_type, at=args.at, token=read_token(args.token_file),
+        )
+    except RemoteError as e:
+        console.print(Text.assemble(("error: ", "bold red"), str(e)))
+        return EXIT_USAGE if e.status is not None and e.status < 500 else EXIT_RUNTIME
+    return _print_answer(args, console, result)
 
 
 def _answer(args: argparse.Namespace, console: Console) -> int:
@@ -257,35 +320,36 @@ def _answer(args: argparse.Namespace, console: Console) -> int:
             agent_type=args.agent_type,
             at=args.at,
         )
+    return _print_answer(args, console, result.model_dump(mode="json"))
+
+
+def _print_answer(args: argparse.Namespace, console: Console, result: dict[str, Any]) -> int:
+    """An answer (``ask --json``'s object), from this process or a server, printed alike."""
     if args.json:
-        sys.stdout.write(json.dumps(result.model_dump(mode="json"), indent=2) + "\n")
+        sys.stdout.write(json.dumps(result, indent=2) + "\n")
     else:
         from rich.markdown import Markdown  # only an answer is rendered as Markdown
 
-        console.print(Markdown(result.answer))
-        console.print(f"[dim]route: {' -> '.join(result.route)}[/dim]")
+        console.print(Markdown(result["answer"]))
+        console.print(f"[dim]route: {' -> '.join(result['route'])}[/dim]")
     return EXIT_OK
 
 
 def _serve(args: argparse.Namespace, console: Console) -> int:
-    from apiatlas.atlas import ApiAtlas
-    from apiatlas.server import make_server
+    try:
+        from apiatlas.server_run import Launch, serve
+    except ImportError as e:
+        from apiatlas.extras import missing_extra
 
-    with ApiAtlas(_settings(args)) as atlas:
-        atlas.embeddings.embed_query("warm up")  # load the model before the first question
-        try:
-            server = make_server(atlas, args.host, args.port)
-        except OSError as e:
-            raise UsageError(f"cannot listen on {args.host}:{args.port} ({e.strerror})") from e
-        host, port = server.server_address[:2]
-        # Flushed at once: a parent process waits for this line to know the port.
-        print(f"apiatlas serving on http://{host}:{port} (POST /ask)", flush=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.server_close()
+        raise missing_extra("serve", "apiatlas serve", e) from e
+    launch = Launch(
+        settings={name: getattr(args, name) for name in ("home", "project", "graph", "vectors")
+                  if getattr(args, name) is not None},
+        host=args.host, port=args.port, workers=args.workers, all_projects=args.all_projects,
+        allow_hosts=tuple(args.allow_host), token_file=args.token_file, timeout=args.timeout,
+    )
+    # Flushed at once: a parent process waits for this line to know the port.
+    serve(launch, lambda line: print(line, flush=True))
     return EXIT_OK
 
 

@@ -12,12 +12,17 @@ import json
 import sys
 from collections.abc import Iterable
 from datetime import datetime
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.table import Table
 
 from apiatlas.config import Settings
 from apiatlas.errors import UsageError
-from apiatlas.rag.memory.model import MEMORY_KINDS, Memory, MemoryHit, as_utc
+from apiatlas.rag.memory.kinds import MEMORY_KINDS
+
+if TYPE_CHECKING:  # the models (pydantic) load when a memory is read, not with the parser
+    from apiatlas.rag.memory.model import Memory, MemoryHit
 
 EXIT_OK = 0
 
@@ -127,6 +132,8 @@ def run_memory(args: argparse.Namespace, console: Console, settings: Settings) -
 
 
 def _moment(text: str) -> datetime:
+    from apiatlas.rag.memory.model import as_utc
+
     try:
         return as_utc(datetime.fromisoformat(text))
     except ValueError as e:

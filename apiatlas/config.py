@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Mapping
@@ -16,6 +17,7 @@ MemoryBackend = Literal["sqlite", "postgres"]
 ComposerKind = Literal["deterministic", "llm"]
 
 DEFAULT_PROJECT = "default"
+_PROJECT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 DEFAULT_CHAT_MODEL = "openai:gpt-4.1-mini"
 DEFAULT_CHAT_TIMEOUT_S = 30.0
 
@@ -62,6 +64,9 @@ class Settings:
     composer: ComposerKind = "deterministic"
     chat_model: str = DEFAULT_CHAT_MODEL
     chat_timeout: float = DEFAULT_CHAT_TIMEOUT_S
+
+    def __post_init__(self) -> None:
+        check_project(self.project)
 
     @property
     def graph_path(self) -> Path:
@@ -148,6 +153,26 @@ class Settings:
             values["home"] = Path(values["home"])
         _check_composer(values)
         return cls(**values)  # type: ignore[arg-type]
+
+
+def check_project(name: object) -> str:
+    """``name`` itself when it can name a project: 1 to 64 letters, digits, ``-`` or ``_``,
+    starting with a letter or a digit.
+
+    Every way in checks it (settings, the CLI, the facade's methods, the agent's context, the
+    tools, MCP and HTTP) before anything is stored: a name is a key in every store (a graph
+    property, a vector metadata value, a memory namespace, a file name under the home), so
+    ``""``, ``..`` or ``../../etc`` would store data that no later question could read back.
+
+    Raises:
+        ConfigError: It is anything else.
+    """
+    if not isinstance(name, str) or not _PROJECT_NAME.fullmatch(name):
+        raise ConfigError(
+            f"project name {name!r} is not valid: use 1 to 64 letters, digits, '-' or '_', "
+            "starting with a letter or a digit."
+        )
+    return name
 
 
 def _seconds(text: str | None, default: float) -> float:

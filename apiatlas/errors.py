@@ -62,3 +62,23 @@ class StoreError(ApiAtlasError):
 
 class ModelError(ApiAtlasError):
     """An embedding or chat model could not be loaded or called."""
+
+
+class ProjectNotServedError(UsageError):
+    """A request to ``apiatlas serve`` named a project the server was not started for."""
+
+
+class RequestTimeoutError(ApiAtlasError):
+    """A request to ``apiatlas serve`` took longer than the server's time limit."""
+
+
+class RemoteError(ApiAtlasError):
+    """An ``apiatlas serve`` server refused or failed a request, or could not be reached.
+
+    Attributes:
+        status: The HTTP status it answered with; ``None`` when no answer came.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        self.status = status
+        super().__init__(message)

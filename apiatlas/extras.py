@@ -2,7 +2,7 @@
 
 The core install runs the embedded default (SQLite graph, Chroma, the local model). The rest
 comes with extras: ``apiatlas[neo4j]``, ``apiatlas[postgres]``, ``apiatlas[openai]``,
-``apiatlas[mcp]`` and ``apiatlas[eval]``.
+``apiatlas[mcp]``, ``apiatlas[serve]`` and ``apiatlas[eval]``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ EXTRAS: dict[str, str] = {
     "langgraph.store.postgres": "postgres",
     "langchain_openai": "openai",
     "mcp": "mcp",
+    "fastapi": "serve",
+    "uvicorn": "serve",
     "matplotlib": "eval",
 }
 """Top-level module -> the extra that installs it."""

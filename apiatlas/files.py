@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from apiatlas.errors import LoaderError
+
 T = TypeVar("T")
+_READ_BLOCK = 1 << 20
 
 
 def partial_path(path: Path) -> Path:
@@ -74,3 +78,59 @@ def load_or_build(
         save(found, path)
         keep_only(path, "-".join(path.name.split("-")[:2]) + "-*.npz")
     return found
+
+
+def read_bounded(path: Path, limit: int, error: type[LoaderError] = LoaderError) -> bytes:
+    """The bytes of the regular file ``path``, read in blocks and never more than ``limit``.
+
+    Every local input (spec documents, the files they reference, documentation pages) is read
+    here. A FIFO, a device or a socket is refused before it is opened (opening a FIFO waits for a
+    writer; ``/dev/zero`` never ends), and the size is checked while reading, not from the file's
+    metadata, which a growing file or a ``/proc`` file does not tell truthfully.
+
+    Args:
+        path: The file.
+        limit: The most bytes accepted.
+        error: The error type raised (``SpecError`` for specs), naming ``path``.
+
+    Raises:
+        LoaderError: ``error``, when the file is missing, unreadable, not a regular file or
+            larger than ``limit``.
+    """
+    source = str(path)
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise error(
+                f"not a regular file (a {_kind(mode)}): pass a file, a directory or an http(s) "
+                "URL.",
+                source=source,
+            )
+        chunks: list[bytes] = []
+        size = 0
+        with open(path, "rb") as f:
+            while block := f.read(min(_READ_BLOCK, limit + 1 - size)):
+                chunks.append(block)
+                size += len(block)
+                if size > limit:
+                    raise error(
+                        f"the file is over the {limit:,}-byte limit (reading stopped there): it is "
+                        "probably not what you meant to load; split or trim it.",
+                        source=source,
+                    )
+    except FileNotFoundError as e:
+        raise error("file not found: check the path.", source=source) from e
+    except OSError as e:
+        message = f"cannot read the file ({e.strerror}): check permissions."
+        raise error(message, source=source) from e
+    return b"".join(chunks)
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not regular is, in words."""
+    for test, name in ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO or pipe"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return "special file"

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from apiatlas.files import write_atomic
+from apiatlas.files import sha256_of, write_atomic
 
 VERSION = 1
 
@@ -87,11 +87,14 @@ def listing(locations: Sequence[str | Path]) -> list[str]:
 
 
 def file_hashes(paths: Iterable[str]) -> dict[str, str] | None:
-    """SHA-256 of each file, or ``None`` when one cannot be read."""
+    """SHA-256 of each file, or ``None`` when one cannot be read or is no longer a regular
+    file (a FIFO or a device put in its place is never opened)."""
     out: dict[str, str] = {}
     for path in paths:
         try:
-            out[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            if not Path(path).is_file():
+                return None
+            out[path] = sha256_of(Path(path))
         except OSError:
             return None
     return out

@@ -115,7 +115,7 @@ def make_server(atlas: ApiAtlas, *, project: str | None = None) -> MCPServer[Non
     Call ``run("stdio")`` on it (:func:`serve_stdio` does). The embedding model loads when the
     server starts, before it answers the client's handshake, so the first question is fast.
     """
-    scope = project or atlas.settings.project
+    scope = atlas.project_of(project)
     lock = threading.Lock()  # one call at a time: the embedded stores share connections
     descriptions = {tool.name: tool.description for tool in make_tools(atlas, project=scope)}
 

@@ -6,10 +6,17 @@ loader output (and, later, every project-memory note) passes through :func:`scru
 ``[REDACTED:bearer-token]``. Only the secret itself is replaced: ``Authorization: Bearer`` and the
 host of a connection string stay, so the text still explains how to authenticate.
 
-Detection is a fixed list of compiled rules (see ``_RULES``), run in order, so the output is
+Detection is a fixed list of compiled rules (see :func:`_rules`), run in order, so the output is
 deterministic. False positives are kept low on purpose: identifiers such as ``loc_8f2k1m9q``,
 UUIDs and hashes are never matched on their own, and a value that is obviously a placeholder
 (``<token>``, ``YOUR_API_KEY``, ``$API_TOKEN``, ``{{token}}``, ``xxx``, ``sk_test_...``) stays.
+
+Where a well-kept detector has the rule, it is taken from detect-secrets at first use rather than
+written again here: the AWS key patterns, the credential words of its keyword detector, and its
+Shannon-entropy measure and limits. AWS keys are removed even when they are documented examples
+(``AKIAIOSFODNN7EXAMPLE``): a stored example key teaches people to paste keys. A high-entropy
+value after a credential label (``secret: 9f8e...``, ``"key": "..."``, ``the token is ...``) is
+removed whatever words it contains.
 """
 
 from __future__ import annotations
@@ -17,9 +24,15 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import string
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+from apiatlas.errors import ConfigError
+
+if TYPE_CHECKING:
+    from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
 
 REDACTED = "[REDACTED:{}]"
@@ -126,6 +139,12 @@ _TOKEN_KEYS = (
 )  # fmt: skip
 
 
+def _normalise_key(key: str) -> str:
+    """``key`` in snake case: ``X-API-Key``, ``apiKey`` and ``API key`` all become ``api_key``."""
+    norm = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key.strip("\"'` "))
+    return re.sub(r"[^a-z0-9]+", "_", norm.lower()).strip("_")
+
+
 @lru_cache(maxsize=4096)
 def secret_label(key: str) -> str | None:
     """The kind of secret a key or header names (``client_secret`` -> ``secret``), or ``None``.
@@ -134,8 +153,7 @@ def secret_label(key: str) -> str | None:
     ``api_key`` are one key. Tokens that are not credentials (``page_token``, ``version_token``)
     are not secret keys.
     """
-    norm = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key.strip("\"'` "))
-    norm = re.sub(r"[^a-z0-9]+", "_", norm.lower()).strip("_")
+    norm = _normalise_key(key)
     if re.search(r"(?:^|_)(?:password|passwd|passphrase)$", norm):
         return "password"
     if norm.endswith("secret_access_key"):
@@ -165,6 +183,7 @@ class _Rule:
     triggers: tuple[str, ...]
     label: str = ""
     check: Callable[[re.Match[str]], bool] | None = None
+    group: str | int = "secret"  # the group replaced
 
 
 def _vendor(kind: str, pattern: str, *triggers: str) -> _Rule:
@@ -178,7 +197,14 @@ def _vendor(kind: str, pattern: str, *triggers: str) -> _Rule:
 
 
 _TOKEN_CHARS = r"[A-Za-z0-9._~+/-]"
-_RULES: tuple[_Rule, ...] = (
+MAX_SECRET_CHARS = 256
+"""Longest value after a label that is read as a secret (an unquoted one, or a high-entropy
+run). Bounded so that a rejected match (the search resumes one character after its start) costs
+at most this much: unbounded, a text of repeated ``password=`` took quadratic time (18 kB:
+7.9 s; 36 kB: 29 s)."""
+# Our own rules, in two parts: _rules() puts detect-secrets' AWS rules between them and its
+# credential words, with its entropy measure, last.
+_BLOCK_RULES: tuple[_Rule, ...] = (
     # PEM blocks, multi-line; without an END line, the base64 run that follows BEGIN. The body
     # runs to the next "-----" and never backtracks, so a page of BEGIN lines stays linear.
     _Rule(
@@ -200,7 +226,8 @@ _RULES: tuple[_Rule, ...] = (
         label="credentials",
         check=_userinfo_is_secret,
     ),
-    _vendor("aws-access-key", r"(?:AKIA|ASIA)[0-9A-Z]{16}", "akia", "asia"),
+)
+_TOKEN_RULES: tuple[_Rule, ...] = (
     _vendor(
         "github-token",
         r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}",
@@ -248,7 +275,8 @@ _RULES: tuple[_Rule, ...] = (
         "labelled",
         re.compile(
             rf"(?<![\w-])(?P<key>[\w-]*?(?:{_SECRET_KEY_WORDS}))[\"']?\s*(?::=|=>|[:=])\s*"
-            r"(?:\"(?P<dq>[^\"\s]+)\"|'(?P<sq>[^'\s]+)'|(?P<bare>[^\s\"'`,;&(){}\[\]<>]++)(?!\())",
+            r"(?:\"(?P<dq>[^\"\s]+)\"|'(?P<sq>[^'\s]+)'|"
+            rf"(?P<bare>[^\s\"'`,;&(){{}}\[\]<>]{{1,{MAX_SECRET_CHARS}}}+)(?!\())",
             re.I,
         ),
         ("pass", "secret", "key", "token", "authorization"),
@@ -268,13 +296,187 @@ def _labelled(match: re.Match[str]) -> tuple[str, str] | None:
     return label, group
 
 
-def _decide(rule: _Rule, match: re.Match[str]) -> tuple[str, str] | None:
+@dataclass(frozen=True)
+class _DetectSecrets:
+    """The parts of detect-secrets this module uses, taken from its plugins on first use.
+
+    Attributes:
+        aws_key_id: The AWS detector's access key id pattern (``AKIA...``, ``ASIA...`` ...).
+        aws_secret: The AWS detector's pattern for a quoted 40-character secret access key after an
+            ``aws ... key`` label; the key is group 1.
+        credential_words: The keyword detector's credential words (``api_?key``, ``secret``,
+            ``password`` ...) and the AWS detector's (``key``, ``token``, ``pass`` ...), as regexes.
+        base64: The base64 entropy plugin: its alphabet, Shannon entropy and limit (4.5).
+        hex: The hex entropy plugin: its Shannon entropy (all-digit strings marked down), limit 3.0.
+        value: One run of the base64 plugin's alphabet, 20 to 256 long (a candidate value).
+    """
+
+    aws_key_id: re.Pattern[str]
+    aws_secret: re.Pattern[str]
+    credential_words: tuple[str, ...]
+    base64: HighEntropyStringsPlugin
+    hex: HighEntropyStringsPlugin
+    value: re.Pattern[str]
+
+    def is_credential_word(self, norm: str) -> bool:
+        """Whether the snake-case ``norm`` is one of the credential words, whole."""
+        return any(re.fullmatch(word, norm) for word in self.credential_words)
+
+
+@lru_cache(maxsize=1)
+def _detect_secrets() -> _DetectSecrets:
+    # Imported on first use, not with this module: detect-secrets imports requests (about 0.2 s),
+    # which a process that never scrubs need not pay.
+    from detect_secrets.plugins.aws import AWSKeyDetector
+    from detect_secrets.plugins.high_entropy_strings import (
+        Base64HighEntropyString,
+        HexHighEntropyString,
+    )
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    key_id, secret = AWSKeyDetector.denylist  # two patterns; a change in them fails loudly here
+    base64 = Base64HighEntropyString()
+    # The plugin's alphabet holds a backslash (it escapes "-" as for a regex class): in text a
+    # backslash ends a value (`\n`, a shell line continuation), so it is left out.
+    alphabet = re.escape(base64.charset.replace("\\", ""))
+    return _DetectSecrets(
+        aws_key_id=key_id,
+        aws_secret=secret,
+        credential_words=(*DENYLIST, *re.findall(r"\w+", AWSKeyDetector.secret_keyword)),
+        base64=base64,
+        hex=HexHighEntropyString(),
+        # Possessive and bounded, then not followed by more of the alphabet: a run too long to be
+        # a key fails after MAX_SECRET_CHARS characters, so "key=key=key=..." stays linear.
+        value=re.compile(
+            f"[{alphabet}]{{{_MIN_SECRET_LENGTH},{MAX_SECRET_CHARS}}}+(?![{alphabet}])"
+        ),
+    )
+
+
+_MIN_SECRET_LENGTH = 20
+_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+# Words that end a label phrase from the left: in "note the key is ..." the label is "key".
+_DETERMINERS = frozenset(("a", "an", "the", "this", "that", "its", "my", "our", "your", "their"))
+# What stands before a label's last word: the rest of its identifier (`aws_secret_access_`,
+# `api`), then up to two words on its line ("API key", "secret access key").
+_IDENTIFIER_BEFORE = re.compile(r"[\w-]*\Z")
+_WORDS_BEFORE = re.compile(r"(?:([A-Za-z]+)[ \t]+)?(?:([A-Za-z]+)[ \t]+)?\Z")
+
+
+def high_entropy(value: str) -> bool:
+    """Whether ``value`` looks like key material by detect-secrets' measure.
+
+    The value must be one run of base64 characters (hex included), 20 to 256 long, with a letter
+    and a digit, and not a UUID (the usual shape of an example id); its Shannon entropy must exceed
+    detect-secrets' limit for its alphabet (hex 3.0, base64 4.5). Words such as ``EXAMPLE`` in it
+    do not spare it.
+    """
+    ds = _detect_secrets()
+    if not ds.value.fullmatch(value) or _UUID.fullmatch(value):
+        return False
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+        return False
+    plugin = ds.hex if all(c in string.hexdigits for c in value) else ds.base64
+    return plugin.calculate_shannon_entropy(value) > plugin.entropy_limit
+
+
+@lru_cache(maxsize=4096)
+def credential_label(phrase: str) -> str | None:
+    """The kind of secret a label names, with detect-secrets' credential words too, or ``None``.
+
+    :func:`secret_label`'s kinds first (``client secret`` -> ``secret``, ``access token`` ->
+    ``token``); otherwise ``secret`` when the whole label is one of detect-secrets' credential
+    words (``key``, ``pwd``, ``auth_key``, ``db_pass`` ...). ``page_token`` and ``file_key`` name
+    no credential.
+    """
+    label = secret_label(phrase)
+    if label is None and _detect_secrets().is_credential_word(_normalise_key(phrase)):
+        return "secret"
+    return label
+
+
+def _high_entropy_labelled(match: re.Match[str]) -> tuple[str, str] | None:
+    """``(kind, group)`` to redact for a high-entropy value after a label, or ``None``.
+
+    The rule matches only a label's last word (``key`` of ``aws_secret_access_key``), which is
+    cheaper to scan for; the label is the whole identifier that word ends, with up to two words
+    before it on its line (``API key``, ``secret access key``) less those up to a determiner, so
+    that "note the key" is ``key``.
+    """
+    if not high_entropy(match.group("secret")):
+        return None
+    text, start = match.string, match.start()
+    identifier = _IDENTIFIER_BEFORE.search(text, max(0, start - 60), start)
+    start = identifier.start() if identifier is not None else start
+    before = _WORDS_BEFORE.search(text, max(0, start - 60), start)
+    words = [w for w in before.groups() if w] if before is not None else []
+    cut = max((i + 1 for i, w in enumerate(words) if w.lower() in _DETERMINERS), default=0)
+    label = credential_label(" ".join([*words[cut:], text[start : match.end("word")]]))
+    return (label, "secret") if label is not None else None
+
+
+def _aws_key_id_is_real(match: re.Match[str]) -> bool:
+    # Documented examples (AKIAIOSFODNN7EXAMPLE) go too; only a masked id (AKIAXXXX...) stays.
+    return _MASKED.fullmatch(match.group("secret")[4:]) is None
+
+
+def _literal_starts(pattern: str) -> tuple[str, ...]:
+    """The literal starts of a pattern that opens with an alternation, lower-cased:
+    ``(?:A3T[A-Z0-9]|ABIA|AKIA...)[0-9A-Z]{16}`` gives ``a3t``, ``abia``, ``akia`` ..."""
+    group = re.match(r"\(\?:([^()]*)\)", pattern)
+    starts = [re.sub(r"\W.*", "", alt).lower() for alt in group[1].split("|")] if group else []
+    if not starts or not all(starts):
+        raise ConfigError(
+            f"detect-secrets' AWS key pattern has an unexpected shape ({pattern}): install the"
+            " version pinned in constraints.txt"
+        )
+    return tuple(starts)
+
+
+def _last_words(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """Each pattern's last literal word, lower-cased, longest first: ``api_?key`` gives ``key``."""
+    words = {re.findall(r"[^\W_]+", pattern)[-1].lower() for pattern in patterns}
+    return tuple(sorted(words, key=lambda w: (-len(w), w)))
+
+
+def _shortest(words: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` less those that hold another (``password`` goes, ``pass`` stays): triggers."""
+    return tuple(w for w in words if not any(v != w and v in w for v in words))
+
+
+@lru_cache(maxsize=1)
+def _rules() -> tuple[_Rule, ...]:
+    """Every rule, in the order they run: ours, with detect-secrets' AWS rules after the PEM
+    blocks and connection strings, and labels followed by a high-entropy value last."""
+    ds = _detect_secrets()
+    aws = (
+        _Rule(
+            "aws-access-key",
+            re.compile(rf"(?<![\w-])(?P<secret>{ds.aws_key_id.pattern})(?![\w-])"),
+            _shortest(_literal_starts(ds.aws_key_id.pattern)),
+            check=_aws_key_id_is_real,
+        ),
+        _Rule("aws-secret-key", ds.aws_secret, ("aws",), group=1),
+    )
+    separator = r"(?:[\"'\]]{0,2}\s*(?::=|=>|[:=])\s*|[ \t]+(?:is|was)[ \t]*:?[ \t]*)[\"'`]?"
+    words = _last_words(ds.credential_words)
+    labelled = _Rule(
+        "high-entropy",
+        re.compile(rf"(?P<word>{'|'.join(words)}){separator}(?P<secret>{ds.value.pattern})", re.I),
+        _shortest(words),
+    )
+    return (*_BLOCK_RULES, *aws, *_TOKEN_RULES, labelled)
+
+
+def _decide(rule: _Rule, match: re.Match[str]) -> tuple[str, str | int] | None:
     """``(kind, group)`` to redact for a match of ``rule``, or ``None`` to keep it."""
     if rule.kind == "labelled":
         return _labelled(match)
+    if rule.kind == "high-entropy":
+        return _high_entropy_labelled(match)
     if rule.check is not None and not rule.check(match):
         return None
-    return rule.kind, "secret"
+    return rule.kind, rule.group
 
 
 def _apply(rule: _Rule, text: str, findings: list[str]) -> str:
@@ -315,10 +517,24 @@ def scrub_text(text: str) -> ScrubResult:
     findings: list[str] = []
     lowered = text.lower()
     scrubbed = text
-    for rule in _RULES:
+    for rule in _rules():
         if any(trigger in lowered for trigger in rule.triggers):
             scrubbed = _apply(rule, scrubbed, findings)
     return ScrubResult(text=scrubbed, findings=tuple(findings))
+
+
+def _value_label(key: str, value: str) -> str | None:
+    """The kind of secret ``value`` is under ``key``, or ``None`` to keep it.
+
+    A secret key's value goes when it is a plausible literal (not a placeholder); a credential
+    word's (``key``, ``secret``, ``aws_secret_access_key`` ...) also when it is high-entropy, even
+    if it says ``EXAMPLE``.
+    """
+    label = secret_label(key)
+    if label is not None and _plausible_literal(value):
+        return label
+    label = label or credential_label(key)
+    return label if label is not None and high_entropy(value) else None
 
 
 def scrub_value(value: Any, *, key: str | None = None) -> tuple[Any, tuple[str, ...]]:
@@ -326,7 +542,8 @@ def scrub_value(value: Any, *, key: str | None = None) -> tuple[Any, tuple[str, 
 
     Strings are scrubbed with :func:`scrub_text`; a string under a secret key (``password``,
     ``client_secret``, ``apiKey``, ``access_token``, ``authorization`` ...) is replaced whole
-    when it still looks like a real secret, and kept when it is a placeholder or a description.
+    when it still looks like a real secret, and kept when it is a placeholder or a description;
+    under any credential word (``key`` too) a high-entropy string is replaced whole.
 
     Args:
         value: The value; containers are copied only where something changed.
@@ -337,8 +554,8 @@ def scrub_value(value: Any, *, key: str | None = None) -> tuple[Any, tuple[str, 
     """
     if isinstance(value, str):
         result = scrub_text(value)
-        label = secret_label(key) if key is not None else None
-        if label is not None and _plausible_literal(result.text):
+        label = _value_label(key, result.text) if key is not None else None
+        if label is not None:
             return REDACTED.format(label), result.findings + (label,)
         return (result.text if result.findings else value), result.findings
     if isinstance(value, dict):

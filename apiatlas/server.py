@@ -1,35 +1,75 @@
-"""``apiatlas serve``: one warm process answering over HTTP, for millisecond answers.
+"""``apiatlas serve``'s application: one warm process answering over HTTP, in milliseconds.
 
 Every CLI question opens the stores, loads the embedding model and builds the per-project caches
-again. A server does that once; each question then costs only its own work. The protocol is
-plain JSON over HTTP (standard library only), bound to loopback by default:
+again. A server does that once; each question then costs only its own work. The app is FastAPI
+(on Starlette), run by uvicorn (:mod:`apiatlas.server_run`); its OpenAPI description is at
+``/docs``. The protocol is JSON:
 
-- ``POST /ask`` with ``{"question": ..., "project"?, "api"?, "k"?, "agent_type"?}``: the same
-  JSON as ``apiatlas ask --json``;
-- ``GET /stats?project=...``: the graph's counts, as ``apiatlas graph stats --json``;
+- ``POST /ask`` with ``{"question": ..., "project"?, "api"?, "k"?, "agent_type"?, "at"?}``: the
+  same JSON as ``apiatlas ask --json``;
+- ``GET /stats?project=...``: the project's graph counts, as ``apiatlas graph stats --json``;
 - ``GET /health``: ``{"status": "ok"}``.
 
-Bad requests get a 400 with ``{"error": ...}`` that says what to send; apiatlas errors keep their
-message (400 for usage errors, 503 for a store that failed). The server keeps serving.
+A server answers for the project it was started with: a request naming another gets a 403,
+unless it was started with ``--all-projects``. Every refusal is a 4xx with ``{"error": ...}``
+that says what to send (:mod:`apiatlas.server_guard` checks ``Host``, the token and the body
+before the app reads it); an apiatlas runtime failure is a 503, and so is a question still
+unanswered after the time limit. The server keeps serving.
+
+Questions run in a pool of threads, so that several are answered at once where their work
+allows it: waiting on Neo4j or PostgreSQL, the model, numpy and SQLite release the GIL, the
+rest of an answer is Python and holds it. Every store and cache on a question's path has its
+own lock or connection pool (:func:`warm` builds them before the first request), so no lock
+spans a question. More than one core takes ``--workers N`` processes.
 """
 
 from __future__ import annotations
 
-import json
-import threading
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import anyio
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from apiatlas.atlas import ApiAtlas
-from apiatlas.errors import ApiAtlasError, UsageError
+from apiatlas.config import check_project
+from apiatlas.errors import (
+    ApiAtlasError,
+    ProjectNotServedError,
+    RequestTimeoutError,
+    UsageError,
+)
+from apiatlas.graph.model import GraphStats
 from apiatlas.rag.agent.context import MAX_K
+from apiatlas.rag.answer.result import AnswerResult
+from apiatlas.server_guard import (
+    LOOPBACK_HOSTS,
+    MAX_BODY_BYTES,
+    GuardRules,
+    RequestGuard,
+    error_response,
+)
 
-MAX_BODY_BYTES = 64 * 1024
-"""Largest request body accepted: a question, not a document."""
+DEFAULT_TIMEOUT_S = 30.0
+"""Seconds a request may take, waiting for a thread included, before it gets a 503."""
+QUESTION_THREADS = 8
+"""Questions answered at once by one process; more wait for a thread (within the time limit)."""
+WARM_UP_QUESTION = "warm up"
+_ROUTES = "use POST /ask, GET /stats or GET /health (the API is described at /docs)"
+_DESCRIPTION = (
+    "`POST /ask` answers a question about the project's APIs with cited endpoints, examples "
+    "and guide passages (the JSON of `apiatlas ask --json`). Each server answers for one "
+    "project unless started with `--all-projects`; when it has a token, send it as "
+    "`Authorization: Bearer <token>`. Every refusal is `{\"error\": \"...\"}`."
+)
+T = TypeVar("T")
 
 
 class AskRequest(BaseModel):
@@ -39,73 +79,219 @@ class AskRequest(BaseModel):
 
     question: str = Field(min_length=1, max_length=4000)
     project: str | None = None
-    api: str | None = None
-    k: int = Field(default=5, ge=1, le=MAX_K)
-    agent_type: str | None = None
+    api: str | None = Field(default=None, min_length=1)
+    k: Annotated[int, Field(strict=True, ge=1, le=MAX_K)] = 5
+    agent_type: str | None = Field(default=None, min_length=1)
+    at: datetime | None = None
+
+    @field_validator("project")
+    @classmethod
+    def _project_name(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return check_project(value)
+        except UsageError as e:
+            raise ValueError(str(e)) from e
 
 
-def make_server(atlas: ApiAtlas, host: str = "127.0.0.1", port: int = 8765) -> ThreadingHTTPServer:
-    """An HTTP server answering from ``atlas`` (call ``serve_forever``; ``port=0`` picks one)."""
-    lock = threading.Lock()  # one question at a time: the embedded stores share connections
+@dataclass(frozen=True)
+class ServeOptions:
+    """How a server answers.
 
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "apiatlas"
+    Attributes:
+        project: The project it answers for (requests that name none get it too).
+        all_projects: Answer for any project a request names.
+        token: The bearer token every request needs (``None``: none; loopback only).
+        hosts: The names ``Host`` may give (loopback names by default).
+        max_body_bytes: The largest request body read.
+        timeout: Seconds a request may take before it gets a 503.
+    """
 
-        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-            url = urlsplit(self.path)
-            if url.path == "/health":
-                self._send(HTTPStatus.OK, {"status": "ok"})
-            elif url.path == "/stats":
-                project = parse_qs(url.query).get("project", [None])[0]
-                with lock:
-                    stats = atlas.stats(project)
-                self._send(HTTPStatus.OK, stats.model_dump(mode="json"))
-            else:
-                self._send(HTTPStatus.NOT_FOUND, {"error": "use POST /ask, GET /stats or /health"})
+    project: str
+    all_projects: bool = False
+    token: str | None = field(default=None, repr=False)
+    hosts: frozenset[str] = LOOPBACK_HOSTS
+    max_body_bytes: int = MAX_BODY_BYTES
+    timeout: float = DEFAULT_TIMEOUT_S
 
-        def do_POST(self) -> None:  # noqa: N802
-            if urlsplit(self.path).path != "/ask":
-                self._send(HTTPStatus.NOT_FOUND, {"error": "use POST /ask"})
-                return
-            try:
-                request = AskRequest.model_validate_json(self._body())
-                with lock:
-                    result = atlas.ask(
-                        request.question,
-                        project=request.project,
-                        api=request.api,
-                        k=request.k,
-                        agent_type=request.agent_type,
-                    )
-            except ValidationError as e:
-                detail = "; ".join(f"{'.'.join(map(str, err['loc'])) or 'body'}: {err['msg']}"
-                                   for err in e.errors())
-                self._send(HTTPStatus.BAD_REQUEST,
-                           {"error": f"send JSON like {{\"question\": \"...\"}} ({detail})"})
-                return
-            except UsageError as e:
-                self._send(HTTPStatus.BAD_REQUEST, {"error": str(e)})
-                return
-            except ApiAtlasError as e:
-                self._send(HTTPStatus.SERVICE_UNAVAILABLE, {"error": str(e)})
-                return
-            self._send(HTTPStatus.OK, result.model_dump(mode="json"))
+    def project_for(self, requested: str | None) -> str:
+        """The project a request is answered for.
 
-        def _body(self) -> bytes:
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY_BYTES:
-                raise UsageError(f"the request body is over {MAX_BODY_BYTES} bytes")
-            return self.rfile.read(length)
+        Raises:
+            ConfigError: ``requested`` is no valid project name.
+            ProjectNotServedError: It names another project and the server serves one.
+        """
+        if requested is None:
+            return self.project
+        name = check_project(requested)
+        if name != self.project and not self.all_projects:
+            raise ProjectNotServedError(
+                f"this server answers for project {self.project!r} only, not {name!r}: ask "
+                "the server of that project, or start one with --all-projects"
+            )
+        return name
 
-        def _send(self, status: HTTPStatus, payload: dict[str, Any]) -> None:
-            body = json.dumps(payload).encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            pass  # quiet: the CLI prints where it listens; requests are the caller's business
+def warm(atlas: ApiAtlas, project: str) -> None:
+    """Load the model, compile the agent and build the project's caches with one question,
+    in this thread, so that no request pays for them and concurrent first questions find them
+    built."""
+    atlas.ask(WARM_UP_QUESTION, project=project)
 
-    return ThreadingHTTPServer((host, port), Handler)
+
+def create_app(options: ServeOptions, atlas: ApiAtlas | None = None,
+               open_atlas: Callable[[], ApiAtlas] | None = None) -> FastAPI:
+    """The server's app.
+
+    Args:
+        options: Which project it answers for, its token, hosts and limits.
+        atlas: The atlas to answer from, opened and warmed by the caller, who closes it.
+        open_atlas: Otherwise, opens the atlas when the app starts (it is warmed then, and
+            closed when the app stops): how each ``--workers`` process gets its own.
+    """
+    if (atlas is None) == (open_atlas is None):
+        raise ValueError("give create_app either an atlas or a way to open one")
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.limiter = anyio.CapacityLimiter(QUESTION_THREADS)
+        if open_atlas is None:
+            app.state.atlas = atlas
+            yield
+            return
+        opened = open_atlas()
+        try:
+            warm(opened, options.project)
+            app.state.atlas = opened
+            yield
+        finally:
+            opened.close()
+
+    app = FastAPI(
+        title="apiatlas",
+        summary="Grounded, cited answers to questions about your APIs",
+        description=_DESCRIPTION,
+        lifespan=lifespan,
+        redoc_url=None,  # one description page: /docs
+    )
+    app.add_middleware(
+        RequestGuard,
+        rules=GuardRules(
+            hosts=options.hosts, token=options.token, max_body_bytes=options.max_body_bytes
+        ),
+    )
+    _add_error_handlers(app)
+
+    @app.post("/ask", response_model=AnswerResult,
+              responses=_REFUSALS | {403: {"description": "another project"}})
+    async def ask(body: AskRequest, request: Request) -> JSONResponse:
+        """Answer a question about the project's APIs, as ``apiatlas ask --json``."""
+        project = options.project_for(body.project)
+        atlas = _atlas(request)
+        result = await _in_thread(
+            request,
+            lambda: atlas.ask(body.question, project=project, api=body.api, k=body.k,
+                              agent_type=body.agent_type, at=body.at),
+            options.timeout,
+        )
+        return JSONResponse(result.model_dump(mode="json"))
+
+    @app.get("/stats", response_model=GraphStats, responses=_REFUSALS)
+    async def stats(request: Request, project: str | None = None) -> JSONResponse:
+        """The project's knowledge-graph counts, as ``apiatlas graph stats --json``."""
+        name = options.project_for(project)
+        atlas = _atlas(request)
+        counts = await _in_thread(request, lambda: atlas.stats(name), options.timeout)
+        return JSONResponse(counts.model_dump(mode="json"))
+
+    @app.get("/health")
+    async def health() -> dict[str, str]:
+        """Whether the process is up (no token or host check)."""
+        return {"status": "ok"}
+
+    _document_token(app, options)
+    return app
+
+
+_REFUSALS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "a malformed request"},
+    401: {"description": "no or a wrong token"},
+    413: {"description": "a body over the limit"},
+    415: {"description": "a body that is not JSON"},
+    421: {"description": "a Host the server does not answer for"},
+    503: {"description": "a store failed, or the time limit passed"},
+}
+
+
+def _atlas(request: Request) -> ApiAtlas:
+    atlas: ApiAtlas = request.app.state.atlas
+    return atlas
+
+
+async def _in_thread(request: Request, work: Callable[[], T], timeout: float) -> T:
+    """``work()`` in one of the app's threads, within ``timeout`` seconds (its wait for a
+    thread included). Past it the request gets its 503 and the thread is left to finish."""
+    with anyio.move_on_after(timeout):
+        return await anyio.to_thread.run_sync(
+            work, abandon_on_cancel=True, limiter=request.app.state.limiter
+        )
+    raise RequestTimeoutError(
+        f"no answer within {timeout:g} s: the server is busy or the question too costly; "
+        "try again later"
+    )
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Every refusal and failure as ``{"error": ...}``."""
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        detail = "; ".join(
+            f"{'.'.join(str(part) for part in e['loc'][1:]) or 'body'}: {e['msg']}"
+            for e in error.errors()
+        )
+        return error_response(400, f'send JSON like {{"question": "..."}} ({detail})')
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        message = _ROUTES if error.status_code in (404, 405) else str(error.detail)
+        return error_response(error.status_code, message, headers=error.headers)
+
+    @app.exception_handler(ProjectNotServedError)
+    async def other_project(request: Request, error: ProjectNotServedError) -> JSONResponse:
+        return error_response(403, str(error))
+
+    @app.exception_handler(UsageError)
+    async def usage(request: Request, error: UsageError) -> JSONResponse:
+        return error_response(400, str(error))
+
+    @app.exception_handler(ApiAtlasError)
+    async def failed(request: Request, error: ApiAtlasError) -> JSONResponse:
+        return error_response(503, str(error))
+
+    @app.exception_handler(Exception)
+    async def crashed(request: Request, error: Exception) -> JSONResponse:
+        # A bug: Starlette logs its traceback after this response is sent.
+        return error_response(500, f"internal error ({type(error).__name__}); see the server log")
+
+
+def _document_token(app: FastAPI, options: ServeOptions) -> None:
+    """Describe the bearer token in the OpenAPI schema (``/docs``), when the server has one."""
+    if options.token is None:
+        return
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = build()
+            schema.setdefault("components", {})["securitySchemes"] = {
+                "bearer": {"type": "http", "scheme": "bearer"}
+            }
+            for path in ("/ask", "/stats"):
+                for operation in schema["paths"][path].values():
+                    operation["security"] = [{"bearer": []}]
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

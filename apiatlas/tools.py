@@ -130,7 +130,7 @@ def search_docs(
         UsageError: ``k`` is not from 1 to :data:`~apiatlas.rag.agent.context.MAX_K`.
     """
     k = check_k(k)
-    hits = atlas.retriever.invoke(query, project=project or atlas.settings.project, k=4 * k)
+    hits = atlas.retriever.invoke(query, project=atlas.project_of(project), k=4 * k)
     out: list[DocPassage] = []
     for doc in hits:
         meta = doc.metadata
@@ -177,7 +177,7 @@ def make_tools(atlas: ApiAtlas, *, project: str | None = None) -> list[BaseTool]
     ``find_endpoints`` and ``search_docs`` answer with JSON text for the model and keep the
     structured result as the tool message's ``artifact``.
     """
-    scope = project or atlas.settings.project
+    scope = atlas.project_of(project)
 
     def _find(question: str, api: str | None = None, k: int = 5) -> tuple[str, FoundEndpoints]:
         found = find_endpoints(atlas, question, project=scope, api=api, k=k)

@@ -15,8 +15,10 @@ from urllib.parse import urlsplit
 import yaml
 
 from apiatlas.errors import LoaderError
+from apiatlas.files import read_bounded
 from apiatlas.loaders.fetch import Fetched, FetchPolicy, fetch_text
 from apiatlas.loaders.html import html_to_text
+from apiatlas.loaders import limits
 from apiatlas.loaders.models import DocPage, DocSection
 from apiatlas.loaders.scrubbing import scrub_pages
 
@@ -136,13 +138,7 @@ def _load_file(path: Path) -> DocPage:
         raise LoaderError(
             f"not a documentation file: use one of {', '.join(DOC_SUFFIXES)}", source=str(path)
         )
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise LoaderError(
-            f"cannot read the file ({e.strerror}): check it exists and is readable",
-            source=str(path),
-        ) from e
+    raw = read_bounded(path, limits.MAX_DOCUMENT_BYTES)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:

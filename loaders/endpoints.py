@@ -16,6 +16,7 @@ from apiatlas.loaders.models import (
     Endpoint,
     ExampleInfo,
     FieldInfo,
+    LoadWarning,
     ParameterInfo,
     RequestBodyInfo,
     ResponseInfo,
@@ -50,13 +51,21 @@ class EndpointBuilder:
         self._flattener = flattener
         self._ctx = ctx
 
-    def path_item(self, path: str, item: Node, *, webhook: bool) -> list[Endpoint]:
-        """One endpoint per operation of a dereferenced path item."""
+    def path_item(self, path: str, item: Node, sink: Warnings, *, webhook: bool) -> list[Endpoint]:
+        """One endpoint per operation of a dereferenced path item; a path item or an operation
+        that is not an object is skipped with a warning in ``sink`` that names its pointer."""
+        if not isinstance(item.value, dict):
+            sink.add(malformed(item, "a path item", "an object of operations"))
+            return []
         endpoints = []
         for method in _METHODS:
             op = item.get(method)
-            if op is not None and isinstance(op.value, dict):
+            if op is None:
+                continue
+            if isinstance(op.value, dict):
                 endpoints.append(self._endpoint(path, method, op, item, webhook))
+            else:
+                sink.add(malformed(op, f"the {method.upper()} operation", "an object"))
         return endpoints
 
     def _endpoint(self, path: str, method: str, op: Node, item: Node, webhook: bool) -> Endpoint:
@@ -110,6 +119,8 @@ class EndpointBuilder:
         merged: dict[tuple[str, str], Node] = {}
         for owner in (item, op):
             group = owner.get("parameters")
+            if group is not None and not isinstance(group.value, list):
+                sink.add(malformed(group, "'parameters'", "a list of parameter objects"))
             for param in group.elements() if group is not None else []:
                 resolved = self._resolver.deref(param, sink)
                 if resolved is None:
@@ -359,6 +370,17 @@ def _example(
         status=status,
         value=value,
         provenance=provenance(loc),
+    )
+
+
+def malformed(node: Node, what: str, expected: str) -> LoadWarning:
+    """The warning for a value of the wrong type, skipped: names its pointer and what it is."""
+    found = {dict: "an object", list: "a list", str: "a string", type(None): "null",
+             bool: "a boolean"}.get(type(node.value), "a number")
+    return LoadWarning(
+        message=f"{what} must be {expected}, but is {found}: skipped. Fix the spec to load it.",
+        source=node.loc.source,
+        pointer=node.loc.pointer,
     )
 
 

@@ -3,7 +3,9 @@
 A hostile or broken document must fail with a clear error that names the file and the limit, and
 never with a ``RecursionError`` traceback or by eating the machine's memory:
 
-- **size**: a document larger than :data:`MAX_DOCUMENT_BYTES` is not read;
+- **size**: a document larger than :data:`MAX_DOCUMENT_BYTES` is not read (local files are read
+  through :func:`apiatlas.files.read_bounded`, which stops at the limit and refuses FIFOs and
+  devices; URLs through the fetcher's own limit);
 - **nesting**: objects and arrays nested deeper than :data:`MAX_DEPTH` (real specs stay under
   about 30 levels; the loader's own walks recurse per level);
 - **alias expansion**: YAML aliases let a small file stand for a huge tree (the "billion laughs"
@@ -24,7 +26,8 @@ from typing import Any
 from apiatlas.errors import SpecError
 
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
-"""Largest spec document read (64 MiB; the largest public specs are about 15 MB)."""
+"""Largest spec document (or local documentation page) read: 64 MiB; the largest public specs
+are about 15 MB."""
 MAX_DEPTH = 100
 """Deepest nesting of objects and arrays in a document."""
 MAX_NODES = 10_000_000

@@ -13,9 +13,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from apiatlas.errors import SpecError
-from apiatlas.loaders.endpoints import EndpointBuilder, SpecContext, server_urls, strings
-from apiatlas.loaders.models import ApiSpec, SchemaInfo, TagInfo
-from apiatlas.loaders.limits import check_size
+from apiatlas.files import read_bounded
+from apiatlas.loaders.endpoints import (
+    EndpointBuilder,
+    SpecContext,
+    malformed,
+    server_urls,
+    strings,
+)
+from apiatlas.loaders.models import ApiSpec, Endpoint, LoadWarning, SchemaInfo, TagInfo
+from apiatlas.loaders import limits
 from apiatlas.loaders.refs import Loc, Node, RefResolver, Warnings, is_remote, parse_document
 from apiatlas.loaders.schemas import SchemaFlattener, text
 from apiatlas.loaders.scrubbing import scrub_spec
@@ -78,6 +85,25 @@ def load_openapi(
     return [scrub_spec(spec) for spec in _dedupe_names(specs, roots)]
 
 
+def require_endpoints(specs: list[ApiSpec], location: str | Path) -> list[ApiSpec]:
+    """``specs`` when at least one of them has an endpoint (an operation or a webhook).
+
+    Raises:
+        SpecError: None has: ingesting the location would store an API nobody can ask about.
+            The message gives the first warnings, which usually say why (``paths`` is a list,
+            path items that are not objects).
+    """
+    if any(spec.endpoints for spec in specs):
+        return specs
+    warnings = [w for spec in specs for w in spec.warnings][:3]
+    why = "; ".join(f"#{w.pointer}: {w.message}" for w in warnings)
+    raise SpecError(
+        "no endpoint found: the spec's 'paths' (and 'webhooks') hold no operation"
+        + (f" ({why})" if why else "") + ". Point at the spec that has the operations.",
+        source=str(location),
+    )
+
+
 def discover_roots(directory: Path, resolver: RefResolver) -> list[str]:
     """Root spec documents under ``directory`` (recursively), parsing only likely candidates."""
     roots: list[str] = []
@@ -86,11 +112,7 @@ def discover_roots(directory: Path, resolver: RefResolver) -> list[str]:
             continue
         if any(part.startswith(".") for part in path.relative_to(directory).parts):
             continue
-        try:
-            check_size(path.stat().st_size, str(path))
-            head = path.read_text(encoding="utf-8-sig", errors="replace")
-        except OSError as e:
-            raise SpecError(f"cannot read file ({e.strerror}).", source=str(path)) from e
+        head = read_bounded(path, limits.MAX_DOCUMENT_BYTES, SpecError).decode("utf-8-sig", "replace")
         # A cheap textual test first: parsing every fragment of a split spec would be wasteful.
         if not _ROOT_HINT.search(head):
             continue
@@ -192,12 +214,15 @@ class _SpecBuilder:
         endpoints = []
         for section, webhook in (("paths", False), ("webhooks", True)):
             group = self._root.get(section)
+            if group is not None and not isinstance(group.value, dict):
+                self._sink.add(malformed(group, f"'{section}'", "an object of path items"))
             for name, item in group.items() if group is not None else []:
                 resolved = self._deref(item)
                 if resolved is not None:
-                    endpoints.extend(builder.path_item(name, resolved, webhook=webhook))
+                    endpoints.extend(builder.path_item(name, resolved, self._sink, webhook=webhook))
         for endpoint in endpoints:
             self._sink.extend(endpoint.warnings)
+        self._sink.extend(duplicate_operation_ids(endpoints))
         base_path = self._doc.get("basePath") if swagger else None
         return ApiSpec(
             name=api or slugify(title) or "api",
@@ -260,6 +285,26 @@ class _SpecBuilder:
             detail = [str(value.get(k)) for k in ("type", "scheme", "in", "name") if value.get(k)]
             schemes[name] = " ".join(detail)
         return schemes
+
+
+def duplicate_operation_ids(endpoints: list[Endpoint]) -> list[LoadWarning]:
+    """A warning on each operation whose ``operationId`` an earlier one already has: the ids must
+    be unique, and links, code generators and tools that name an operation by it pick one."""
+    first: dict[str, Endpoint] = {}
+    found = []
+    for endpoint in endpoints:
+        if not endpoint.operation_id:
+            continue
+        other = first.setdefault(endpoint.operation_id, endpoint)
+        if other is not endpoint:
+            found.append(LoadWarning(
+                message=f"operationId {endpoint.operation_id!r} is also the id of {other.method} "
+                f"{other.path} (#{other.provenance.pointer}): operationIds must be unique; "
+                "rename one.",
+                source=endpoint.provenance.source,
+                pointer=endpoint.provenance.pointer,
+            ))
+    return found
 
 
 def _swagger_servers(doc: dict[str, Any]) -> list[str]:

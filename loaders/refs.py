@@ -17,6 +17,8 @@ from urllib.parse import unquote, urljoin, urldefrag, urlsplit
 import yaml
 
 from apiatlas.errors import FetchError, SpecError
+from apiatlas.files import read_bounded
+from apiatlas.loaders import limits
 from apiatlas.loaders.limits import (
     MAX_REF_RESOLUTIONS,
     MAX_TEXT_CHARS,
@@ -215,21 +217,16 @@ def _parse(text: str, source: str, hint: str) -> Any:
 
 
 def read_file(path: Path) -> str:
-    """Read a UTF-8 text file.
+    """Read a UTF-8 text file of at most :data:`~apiatlas.loaders.limits.MAX_DOCUMENT_BYTES`.
 
     Raises:
-        SpecError: If the file is missing, unreadable or not UTF-8.
+        SpecError: If the file is missing, unreadable, not a regular file, too large or not UTF-8.
     """
+    raw = read_bounded(path, limits.MAX_DOCUMENT_BYTES, SpecError)
     try:
-        check_size(path.stat().st_size, str(path))
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as e:
-        raise SpecError("file not found: check the path.", source=str(path)) from e
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise SpecError("file is not UTF-8 text: convert it or remove it.", source=str(path)) from e
-    except OSError as e:
-        message = f"cannot read file ({e.strerror}): check permissions."
-        raise SpecError(message, source=str(path)) from e
 
 
 _PLAIN_NAME = re.compile(r"[A-Za-z_][\w.\-]*")

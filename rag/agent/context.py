@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from apiatlas.config import DEFAULT_PROJECT
+from apiatlas.config import DEFAULT_PROJECT, check_project
 from apiatlas.errors import UsageError
 
 MAX_K = 50
@@ -46,6 +46,8 @@ class AgentContext:
 
     def __post_init__(self) -> None:
         check_k(self.k)
+        if self.project is not None:
+            check_project(self.project)
 
 
 def resolve_context(context: AgentContext | None, default: AgentContext) -> AgentContext:

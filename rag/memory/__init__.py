@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from apiatlas.rag.memory.model import MEMORY_KINDS, Memory, MemoryHit, MemoryKind, parse_ref
+from apiatlas.rag.memory.kinds import MEMORY_KINDS, MemoryKind
 
 if TYPE_CHECKING:
+    from apiatlas.rag.memory.model import Memory, MemoryHit, parse_ref
     from apiatlas.rag.memory.store import ProjectMemory, UnknownMemory
 
 __all__ = [
@@ -25,10 +26,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # The store needs LangGraph's: imported on first use, so that the memory models (the CLI's
-    # argument choices) load without it.
+    # Imported on first use: the store needs LangGraph's, the models pydantic, and the CLI's
+    # argument choices (the kinds) need neither.
     if name in ("ProjectMemory", "UnknownMemory"):
         from apiatlas.rag.memory import store
 
         return getattr(store, name)
+    if name in ("Memory", "MemoryHit", "parse_ref"):
+        from apiatlas.rag.memory import model
+
+        return getattr(model, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

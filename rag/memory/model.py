@@ -16,8 +16,8 @@ from pydantic import BaseModel, Field
 from apiatlas.graph.memory_refs import ref_target
 from apiatlas.graph.signatures import HTTP_METHODS
 
-MemoryKind = Literal["fact", "decision", "procedure", "warning", "episode"]
-MEMORY_KINDS: tuple[MemoryKind, ...] = ("fact", "decision", "procedure", "warning", "episode")
+from apiatlas.rag.memory.kinds import MEMORY_KINDS, MemoryKind  # noqa: F401 (both kept here)
+
 MemoryScope = Literal["project", "agent_type"]
 Matched = Literal["semantic", "ref", "both"]
 

@@ -117,7 +117,6 @@ def test_only_the_secret_is_replaced() -> None:
         '"page_token": "CAISJxIlY2g5ZXJsZ2Z", "cursor": "xoxp-1234-5678-90123"',
         "postgres://<user>:<password>@db.example.com/app",
         "https://api.example.com:8443/v1/items?id=a:b",
-        "AKIAIOSFODNN7EXAMPLE is the key id used in AWS documentation.",
         "Include the lines BEGIN RSA PRIVATE KEY and END RSA PRIVATE KEY.",
         "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
         "curl -u YOUR_API_KEY: https://api.example.com",

@@ -90,6 +90,47 @@ def test_bad_spec_exits_2_names_the_file_and_keeps_the_graph(
     assert result["endpoints"][0]["path"] == "/v2/locations"
 
 
+def _endpoint_count(home: Path, capsys: pytest.CaptureFixture[str]) -> int:
+    capsys.readouterr()
+    assert main(["graph", "stats", "--home", str(home), "--project", "cli", "--json"]) == 0
+    return int(json.loads(capsys.readouterr().out)["nodes"]["Endpoint"])
+
+
+def test_a_spec_without_endpoints_exits_2_says_why_and_keeps_the_graph(
+    ingested: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _endpoint_count(ingested, capsys)
+    listy = tmp_path / "listy.yaml"
+    listy.write_text("openapi: 3.0.3\ninfo: {title: Listy, version: '1'}\npaths: [1, 2]\n",
+                     encoding="utf-8")
+    code = main(["ingest", "--home", str(ingested), "--project", "cli", "--openapi", str(listy)])
+    said = " ".join((lambda c: c.out + c.err)(capsys.readouterr()).split())
+    assert code == 2
+    assert str(listy) in said and "no endpoint found" in said and "#/paths" in said
+    assert _endpoint_count(ingested, capsys) == before > 0
+
+
+def test_malformed_structure_is_listed_with_its_pointer(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "400")  # no wrapping inside a long path
+    spec = tmp_path / "odd.yaml"
+    ok = "responses: {'200': {description: ok}}"
+    spec.write_text(
+        "openapi: 3.0.3\ninfo: {title: Odd, version: '1'}\npaths:\n  /listy: [1]\n"
+        f"  /a:\n    get: {{operationId: same, parameters: oops, {ok}}}\n"
+        f"  /b:\n    get: {{operationId: same, {ok}}}\n",
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    code = main(["ingest", "--home", str(home), "--project", "odd", "--openapi", str(spec)])
+    said = " ".join((lambda c: c.out + c.err)(capsys.readouterr()).split())
+    assert code == 0
+    assert "3 warning(s)" in said
+    for pointer in ("#/paths/~1listy", "#/paths/~1a/get/parameters", "#/paths/~1b/get"):
+        assert f"{spec}{pointer}:" in said
+
+
 def test_missing_path_and_empty_ingest_are_usage_errors(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

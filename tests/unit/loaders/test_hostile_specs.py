@@ -53,7 +53,7 @@ def test_a_document_over_the_size_limit_is_not_read(
 ) -> None:
     path = hostile.many_refs(tmp_path, n=30)
     monkeypatch.setattr(limits, "MAX_DOCUMENT_BYTES", 1024)
-    with pytest.raises(SpecError, match=r"bytes, over the 1,024-byte limit") as e:
+    with pytest.raises(SpecError, match=r"over the 1,024-byte limit") as e:
         load_openapi(path)
     assert e.value.source == str(path)
 
