@@ -184,6 +184,9 @@ class _Rule:
     label: str = ""
     check: Callable[[re.Match[str]], bool] | None = None
     group: str | int = "secret"  # the group replaced
+    # Instead of check and group: decides from the match what it is and which group goes
+    # (a labelled value: its kind comes from the label, the group from its quoting).
+    decide: Callable[[re.Match[str]], tuple[str, str | int] | None] | None = None
 
 
 def _vendor(kind: str, pattern: str, *triggers: str) -> _Rule:
@@ -280,11 +283,12 @@ _TOKEN_RULES: tuple[_Rule, ...] = (
             re.I,
         ),
         ("pass", "secret", "key", "token", "authorization"),
+        decide=lambda match: _labelled(match),  # defined below
     ),
 )
 
 
-def _labelled(match: re.Match[str]) -> tuple[str, str] | None:
+def _labelled(match: re.Match[str]) -> tuple[str, str | int] | None:
     """``(kind, group)`` to redact for a labelled-secret match, or ``None`` to keep it."""
     label = secret_label(match.group("key"))
     group = next(g for g in ("dq", "sq", "bare") if match.group(g) is not None)
@@ -395,7 +399,7 @@ def credential_label(phrase: str) -> str | None:
     return label
 
 
-def _high_entropy_labelled(match: re.Match[str]) -> tuple[str, str] | None:
+def _high_entropy_labelled(match: re.Match[str]) -> tuple[str, str | int] | None:
     """``(kind, group)`` to redact for a high-entropy value after a label, or ``None``.
 
     The rule matches only a label's last word (``key`` of ``aws_secret_access_key``), which is
@@ -464,16 +468,15 @@ def _rules() -> tuple[_Rule, ...]:
         "high-entropy",
         re.compile(rf"(?P<word>{'|'.join(words)}){separator}(?P<secret>{ds.value.pattern})", re.I),
         _shortest(words),
+        decide=_high_entropy_labelled,
     )
     return (*_BLOCK_RULES, *aws, *_TOKEN_RULES, labelled)
 
 
 def _decide(rule: _Rule, match: re.Match[str]) -> tuple[str, str | int] | None:
     """``(kind, group)`` to redact for a match of ``rule``, or ``None`` to keep it."""
-    if rule.kind == "labelled":
-        return _labelled(match)
-    if rule.kind == "high-entropy":
-        return _high_entropy_labelled(match)
+    if rule.decide is not None:
+        return rule.decide(match)
     if rule.check is not None and not rule.check(match):
         return None
     return rule.kind, rule.group

@@ -35,7 +35,7 @@ import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from apiatlas.atlas import ApiAtlas
@@ -78,21 +78,11 @@ class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(min_length=1, max_length=4000)
-    project: str | None = None
+    project: str | None = None  # checked where it is resolved: ServeOptions.project_for
     api: str | None = Field(default=None, min_length=1)
     k: Annotated[int, Field(strict=True, ge=1, le=MAX_K)] = 5
     agent_type: str | None = Field(default=None, min_length=1)
     at: datetime | None = None
-
-    @field_validator("project")
-    @classmethod
-    def _project_name(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        try:
-            return check_project(value)
-        except UsageError as e:
-            raise ValueError(str(e)) from e
 
 
 @dataclass(frozen=True)
