@@ -16,25 +16,25 @@ that says what to send (:mod:`apiatlas.server_guard` checks ``Host``, the token 
 before the app reads it); an apiatlas runtime failure is a 503, and so is a question still
 unanswered after the time limit. The server keeps serving.
 
-Questions run in a pool of threads, so that several are answered at once where their work
-allows it: waiting on Neo4j or PostgreSQL, the model, numpy and SQLite release the GIL, the
-rest of an answer is Python and holds it. Every store and cache on a question's path has its
-own lock or connection pool (:func:`warm` builds them before the first request), so no lock
-spans a question. More than one core takes ``--workers N`` processes.
+Questions are answered by an :class:`~apiatlas.server_answer.Answerer`: in a pool of threads
+of this process, so that several are answered at once where their work allows it (waiting on
+Neo4j or PostgreSQL, the model, numpy and SQLite release the GIL, the rest of an answer is Python
+and holds it), or, to use more than one core, in ``--workers N`` processes behind this one. Every
+store and cache on a question's path has its own lock or connection pool
+(:func:`~apiatlas.server_answer.warm` builds them before the first request), so no lock spans a
+question.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -49,6 +49,7 @@ from apiatlas.errors import (
 from apiatlas.graph.model import GraphStats
 from apiatlas.rag.agent.context import MAX_K
 from apiatlas.rag.answer.result import AnswerResult
+from apiatlas.server_answer import Answerer, InThreads
 from apiatlas.server_guard import (
     LOOPBACK_HOSTS,
     MAX_BODY_BYTES,
@@ -58,10 +59,8 @@ from apiatlas.server_guard import (
 )
 
 DEFAULT_TIMEOUT_S = 30.0
-"""Seconds a request may take, waiting for a thread included, before it gets a 503."""
-QUESTION_THREADS = 8
-"""Questions answered at once by one process; more wait for a thread (within the time limit)."""
-WARM_UP_QUESTION = "warm up"
+"""Seconds a request may take, waiting for a thread or a worker included, before it gets a
+503."""
 _ROUTES = "use POST /ask, GET /stats or GET /health (the API is described at /docs)"
 _DESCRIPTION = (
     "`POST /ask` answers a question about the project's APIs with cited endpoints, examples "
@@ -69,7 +68,6 @@ _DESCRIPTION = (
     "project unless started with `--all-projects`; when it has a token, send it as "
     "`Authorization: Bearer <token>`. Every refusal is `{\"error\": \"...\"}`."
 )
-T = TypeVar("T")
 
 
 class AskRequest(BaseModel):
@@ -123,46 +121,24 @@ class ServeOptions:
         return name
 
 
-def warm(atlas: ApiAtlas, project: str) -> None:
-    """Load the model, compile the agent and build the project's caches with one question,
-    in this thread, so that no request pays for them and concurrent first questions find them
-    built."""
-    atlas.ask(WARM_UP_QUESTION, project=project)
-
-
 def create_app(options: ServeOptions, atlas: ApiAtlas | None = None,
-               open_atlas: Callable[[], ApiAtlas] | None = None) -> FastAPI:
+               answerer: Answerer | None = None) -> FastAPI:
     """The server's app.
 
     Args:
         options: Which project it answers for, its token, hosts and limits.
-        atlas: The atlas to answer from, opened and warmed by the caller, who closes it.
-        open_atlas: Otherwise, opens the atlas when the app starts (it is warmed then, and
-            closed when the app stops): how each ``--workers`` process gets its own.
+        atlas: The atlas to answer from in threads, opened and warmed by the caller, who
+            closes it.
+        answerer: Otherwise, what answers (the worker processes of ``--workers N``).
     """
-    if (atlas is None) == (open_atlas is None):
-        raise ValueError("give create_app either an atlas or a way to open one")
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.limiter = anyio.CapacityLimiter(QUESTION_THREADS)
-        if open_atlas is None:
-            app.state.atlas = atlas
-            yield
-            return
-        opened = open_atlas()
-        try:
-            warm(opened, options.project)
-            app.state.atlas = opened
-            yield
-        finally:
-            opened.close()
+    if (atlas is None) == (answerer is None):
+        raise ValueError("give create_app either an atlas or an answerer")
+    answers = answerer if answerer is not None else InThreads(atlas)  # type: ignore[arg-type]
 
     app = FastAPI(
         title="apiatlas",
         summary="Grounded, cited answers to questions about your APIs",
         description=_DESCRIPTION,
-        lifespan=lifespan,
         redoc_url=None,  # one description page: /docs
     )
     app.add_middleware(
@@ -175,25 +151,23 @@ def create_app(options: ServeOptions, atlas: ApiAtlas | None = None,
 
     @app.post("/ask", response_model=AnswerResult,
               responses=_REFUSALS | {403: {"description": "another project"}})
-    async def ask(body: AskRequest, request: Request) -> JSONResponse:
+    async def ask(body: AskRequest) -> Response:
         """Answer a question about the project's APIs, as ``apiatlas ask --json``."""
         project = options.project_for(body.project)
-        atlas = _atlas(request)
-        result = await _in_thread(
-            request,
-            lambda: atlas.ask(body.question, project=project, api=body.api, k=body.k,
-                              agent_type=body.agent_type, at=body.at),
-            options.timeout,
-        )
-        return JSONResponse(result.model_dump(mode="json"))
+        with anyio.move_on_after(options.timeout):
+            return _json(await answers.ask(
+                body.question, project=project, api=body.api, k=body.k,
+                agent_type=body.agent_type, at=body.at,
+            ))  # fmt: skip
+        raise _too_late(options.timeout)
 
     @app.get("/stats", response_model=GraphStats, responses=_REFUSALS)
-    async def stats(request: Request, project: str | None = None) -> JSONResponse:
+    async def stats(project: str | None = None) -> Response:
         """The project's knowledge-graph counts, as ``apiatlas graph stats --json``."""
         name = options.project_for(project)
-        atlas = _atlas(request)
-        counts = await _in_thread(request, lambda: atlas.stats(name), options.timeout)
-        return JSONResponse(counts.model_dump(mode="json"))
+        with anyio.move_on_after(options.timeout):
+            return _json(await answers.stats(name))
+        raise _too_late(options.timeout)
 
     @app.get("/health")
     async def health() -> dict[str, str]:
@@ -214,19 +188,13 @@ _REFUSALS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _atlas(request: Request) -> ApiAtlas:
-    atlas: ApiAtlas = request.app.state.atlas
-    return atlas
+def _json(document: bytes) -> Response:
+    return Response(document, media_type="application/json")
 
 
-async def _in_thread(request: Request, work: Callable[[], T], timeout: float) -> T:
-    """``work()`` in one of the app's threads, within ``timeout`` seconds (its wait for a
-    thread included). Past it the request gets its 503 and the thread is left to finish."""
-    with anyio.move_on_after(timeout):
-        return await anyio.to_thread.run_sync(
-            work, abandon_on_cancel=True, limiter=request.app.state.limiter
-        )
-    raise RequestTimeoutError(
+def _too_late(timeout: float) -> RequestTimeoutError:
+    """A question past the time limit (its thread or worker is left to finish)."""
+    return RequestTimeoutError(
         f"no answer within {timeout:g} s: the server is busy or the question too costly; "
         "try again later"
     )

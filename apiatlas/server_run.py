@@ -1,49 +1,39 @@
-"""Running ``apiatlas serve``: the listening socket, uvicorn, and its worker processes.
+"""Running ``apiatlas serve``: the listening socket, uvicorn, and what answers behind it.
 
 The socket is bound (and listening) before the project is opened, so that a taken port fails at
-once and a client that connects early waits in the backlog. With one process, the CLI opens and
-warms the atlas, prints ``apiatlas serving on http://HOST:PORT (POST /ask)`` (a parent process
-reads the port from it) and serves. With ``--workers N``, uvicorn starts N processes on the
-same socket; each builds the app with :func:`worker_app` from :data:`OPTIONS_ENV` (the
-command's options as JSON: no secret, the token stays in its file or variable) and opens and
-warms its own atlas before it takes a request.
+once and a client that connects early waits in the backlog. The project is opened and warmed,
+in this process (one process, questions in threads) or in each of the ``--workers N`` processes
+of :class:`~apiatlas.server_answer.InProcesses`; then the CLI prints
+``apiatlas serving on http://HOST:PORT (POST /ask...)`` (a parent process reads the port from
+it) and uvicorn serves, in this process, every connection.
 
 SIGTERM stops the server as Ctrl-C does: requests in flight are answered, the stores closed.
 """
 
 from __future__ import annotations
 
-import http.client
 import ipaddress
-import json
-import os
 import re
 import signal
 import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
-from uvicorn.config import STARTUP_FAILURE
-from uvicorn.supervisors import Multiprocess
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.client import read_token
 from apiatlas.config import Settings
-from apiatlas.errors import ApiAtlasError, UsageError
-from apiatlas.server import DEFAULT_TIMEOUT_S, ServeOptions, create_app, warm
+from apiatlas.errors import UsageError
+from apiatlas.server import DEFAULT_TIMEOUT_S, ServeOptions, create_app
+from apiatlas.server_answer import InProcesses, warm
 from apiatlas.server_guard import MAX_BODY_BYTES, allowed_hosts
 
-OPTIONS_ENV = "APIATLAS_SERVE_OPTIONS"
-"""The variable through which the ``--workers`` processes get the command's options."""
 MIN_TOKEN_CHARS = 16
-STARTUP_TIMEOUT_S = 300.0
-"""Seconds a worker may take to load its project before the parent asks again."""
 _TOKEN = re.compile(r"[\x21-\x7e]+")  # visible ASCII: it travels in a header
 
 
@@ -55,7 +45,7 @@ class Launch:
         settings: Overrides of :meth:`Settings.from_env` (home, project, graph, vectors).
         host: The address to bind.
         port: The port (0 picks a free one).
-        workers: Processes answering on the socket.
+        workers: Processes answering behind the server's own (1: questions in its threads).
         all_projects: Answer for any project a request names.
         allow_hosts: Names ``Host`` may give besides the loopback ones.
         token_file: The file holding the token (else ``APIATLAS_SERVE_TOKEN``, else none).
@@ -122,59 +112,44 @@ def serve(launch: Launch, announce: Callable[[str], None]) -> None:
 
     Raises:
         UsageError: Bad flags, or the address cannot be bound.
-        ApiAtlasError: The stores or the model failed to open, or a worker failed to start.
+        ApiAtlasError: The stores or the model failed to open (in a worker process too).
     """
     settings, options = resolve(launch)
-    if launch.workers > 1:
-        _check_stores(settings)
     sock = _listen(launch.host, launch.port)
     host, port = sock.getsockname()[:2]
     where = f"[{host}]" if ":" in host else host
-    line = f"apiatlas serving on http://{where}:{port} (POST /ask"
+    workers = f", {launch.workers} workers" if launch.workers > 1 else ""
     try:
-        if launch.workers == 1:
-            with ApiAtlas(settings) as atlas:
-                warm(atlas, options.project)
-                server = uvicorn.Server(_config(create_app(options, atlas=atlas), options, 1))
-                announce(line + ")")
-                with _sigterm_as_interrupt():
-                    server.run(sockets=[sock])
-            return
-        os.environ[OPTIONS_ENV] = json.dumps(asdict(launch))
-        config = _config("apiatlas.server_run:worker_app", options, launch.workers)
-        supervisor = Multiprocess(config, sockets=[sock])
-        stopped = threading.Event()
-        threading.Thread(
-            target=_announce_when_up, daemon=True,
-            args=(host, port, line + f", {launch.workers} workers)", announce, stopped),
-        ).start()  # fmt: skip
-        try:
-            supervisor.run()
-        finally:
-            stopped.set()
-        if any(p.exitcode == STARTUP_FAILURE for p in supervisor.processes):
-            raise ApiAtlasError("a worker process failed to start: see its messages above")
+        with _opened(settings, options, launch.workers) as app:
+            server = uvicorn.Server(_config(app, options))
+            announce(f"apiatlas serving on http://{where}:{port} (POST /ask{workers})")
+            with _sigterm_as_interrupt():
+                server.run(sockets=[sock])
     finally:
         sock.close()
 
 
-def worker_app() -> FastAPI:
-    """The app of one ``--workers`` process (a uvicorn factory): options from
-    :data:`OPTIONS_ENV`; the atlas is opened and warmed when the app starts."""
-    given = json.loads(os.environ[OPTIONS_ENV])
-    launch = Launch(**{**given, "allow_hosts": tuple(given["allow_hosts"])})
-    settings, options = resolve(launch)
-    return create_app(options, open_atlas=lambda: ApiAtlas(settings))
+@contextmanager
+def _opened(settings: Settings, options: ServeOptions, workers: int) -> Iterator[FastAPI]:
+    """The app, its project opened and warmed in this process or in ``workers`` processes;
+    closed at the end."""
+    if workers == 1:
+        with ApiAtlas(settings) as atlas:
+            warm(atlas, options.project)
+            yield create_app(options, atlas=atlas)
+        return
+    answerer = InProcesses(settings, options.project, workers)
+    try:
+        yield create_app(options, answerer=answerer)
+    finally:
+        answerer.close()
 
 
-def _config(app: Any, options: ServeOptions, workers: int) -> uvicorn.Config:
-    # h11 and asyncio whatever else is installed: the server behaves as it was tested. A worker
-    # is restarted when it leaves the parent's ping unanswered this long: loading a model on a
-    # busy machine must not count as hanging (uvicorn's default is 5 s).
+def _config(app: FastAPI, options: ServeOptions) -> uvicorn.Config:
+    # h11 and asyncio whatever else is installed: the server behaves as it was tested.
     return uvicorn.Config(
-        app, workers=workers, factory=isinstance(app, str), http="h11", loop="asyncio",
-        lifespan="on", log_level="warning", access_log=False, server_header=False,
-        timeout_graceful_shutdown=int(options.timeout) + 1, timeout_worker_healthcheck=60,
+        app, http="h11", loop="asyncio", lifespan="on", log_level="warning", access_log=False,
+        server_header=False, timeout_graceful_shutdown=int(options.timeout) + 1,
     )  # fmt: skip
 
 
@@ -193,37 +168,6 @@ def _listen(host: str, port: int) -> socket.socket:
         raise UsageError(f"cannot listen on {host}:{port} ({e.strerror or e})") from e
     sock.set_inheritable(True)
     return sock
-
-
-def _announce_when_up(host: str, port: int, line: str, announce: Callable[[str], None],
-                      stopped: threading.Event) -> None:
-    """``announce(line)`` once a worker has answered ``GET /health`` on the socket (the
-    workers load their models meanwhile), unless the server stops first."""
-    local = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
-    while not stopped.is_set():
-        connection = http.client.HTTPConnection(local, port, timeout=STARTUP_TIMEOUT_S)
-        try:
-            connection.request("GET", "/health")
-            if connection.getresponse().status == 200:
-                announce(line)
-                return
-        except OSError:
-            pass
-        finally:
-            connection.close()
-        stopped.wait(0.2)
-
-
-def _check_stores(settings: Settings) -> None:
-    """Open the graph store once before starting workers: a wrong address or home fails here
-    with its message, not in every worker."""
-    from apiatlas.graph.backends import open_graph_store
-
-    store = open_graph_store(settings)
-    try:
-        store.revision(settings.project)
-    finally:
-        store.close()
 
 
 @contextmanager

