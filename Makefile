@@ -8,6 +8,10 @@ CORE_STAMP := $(VENV)/.installed-core
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
+# setuptools warns on every editable install that a folder named like the package may shadow it.
+# Here `apiatlas/` is that package's own source (pyproject's package-dir), so the warning says
+# nothing a newcomer can act on; the install's other warnings still print.
+EDITABLE_QUIET := PYTHONWARNINGS="ignore:Editable installation"
 
 .PHONY: setup setup-core demo test bench eval train corpus train-encoder ablation clean
 
@@ -18,7 +22,7 @@ setup-core: $(CORE_STAMP)
 $(CORE_STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e .
+	$(EDITABLE_QUIET) $(BIN)/pip install --quiet -c constraints.txt -e .
 	touch $(CORE_STAMP)
 
 setup: $(STAMP)
@@ -28,7 +32,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first, explicitly, so sentence-transformers does not pick its own build
 	$(BIN)/pip install --quiet -c constraints.txt torch==2.15.0
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
+	$(EDITABLE_QUIET) $(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
 demo: setup-core
@@ -43,12 +47,13 @@ test: setup
 # then `apiatlas serve` under 1, 4 and 16 concurrent clients on the embedded stores and on Neo4j +
 # pgvector, and its thin client beside the standalone CLI;
 # evals/results/bench-<date>.md, bench-memory-, bench-cli-, bench-scale- and bench-serve-<date>.md.
+# The modules are evals/bench/*.py, run from this checkout (the wheel leaves them out).
 bench: setup
-	$(BIN)/python -m apiatlas.evals.bench
-	$(BIN)/python -m apiatlas.evals.bench_memory
-	$(BIN)/python -m apiatlas.evals.bench_cli
-	$(BIN)/python -m apiatlas.evals.bench_scale
-	$(BIN)/python -m apiatlas.evals.bench_serve
+	$(BIN)/python -m apiatlas.evals.bench.ask
+	$(BIN)/python -m apiatlas.evals.bench.memory
+	$(BIN)/python -m apiatlas.evals.bench.cli
+	$(BIN)/python -m apiatlas.evals.bench.scale
+	$(BIN)/python -m apiatlas.evals.bench.serve
 
 # The shipped datasets (dev, then test), every strategy side by side, on the embedded graph and
 # then on a local Neo4j; report.{json,md,png} in evals/results/{embedded,neo4j}.

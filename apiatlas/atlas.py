@@ -7,27 +7,21 @@ how production backends and tests plug in.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 from datetime import datetime
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
-from time import perf_counter
 
-from pydantic import BaseModel, Field
-
-from apiatlas.collector import collector_paused
+from apiatlas import ingest as pipeline
 from apiatlas.config import Settings, check_project
-from apiatlas.graph.model import ChangeSummary, GraphStats
+from apiatlas.graph.model import GraphStats
 from apiatlas.graph.backends import open_graph_store
-from apiatlas.graph.store import KnowledgeGraphStore
-from apiatlas.loaders.models import ApiSpec, DocPage, LoadWarning
-from apiatlas.manifest import IngestRecord, Manifest, file_hashes, inputs_key, listing
-from apiatlas.rag.retrieval.index_stats import IndexStats
+from apiatlas.graph.store import LinkedGraphStore
+from apiatlas.ingest import IngestReport, ProgressCallback, docs_scope_name
+from apiatlas.manifest import Manifest
 
 if TYPE_CHECKING:
-    from langchain_core.documents import Document
     from langchain_core.embeddings import Embeddings
     from langchain_core.language_models import LanguageModelLike
     from langchain_core.vectorstores import VectorStore
@@ -48,57 +42,7 @@ if TYPE_CHECKING:
 # imported when first needed: `graph stats`, `memory list` and an ingest of unchanged files
 # start without them.
 
-ProgressCallback = Callable[[str, int, int], None]
-"""Called as ``(stage, done, total)`` while ingesting."""
-
-
-class IngestReport(BaseModel):
-    """What one ingest loaded and changed."""
-
-    project: str
-    apis: list[str] = Field(default_factory=list)
-    endpoints: int = 0
-    doc_pages: int = 0
-    doc_chunks: int = 0
-    cards: int = 0
-    graph: ChangeSummary = Field(default_factory=ChangeSummary)
-    vectors: IndexStats | None = None
-    warnings: list[LoadWarning] = Field(default_factory=list)
-    seconds: dict[str, float] = Field(default_factory=dict)
-    unchanged: bool = False
-    """Every input file was as the project's last ingest of them left it, so nothing was read
-    again: the counts and warnings are that ingest's, and nothing was added or changed."""
-
-
-def _grouped(document: Document, group: str) -> Document:
-    """Tag a document with the ingest location it belongs to, the unit of vector cleanup."""
-    from apiatlas.rag.retrieval.dense import GROUP_KEY
-
-    document.metadata[GROUP_KEY] = group
-    return document
-
-
-def _unchanged_report(record: IngestRecord, seconds: float) -> IngestReport:
-    """The report of an ingest whose inputs were all as the last one (``record``) left them."""
-    report = IngestReport.model_validate(record.report)
-    stored = report.vectors
-    kept = 0 if stored is None else (
-        stored.num_added + stored.num_updated + stored.num_skipped
-    )
-    return report.model_copy(update={
-        "graph": ChangeSummary(),
-        "vectors": IndexStats(num_skipped=kept),
-        "seconds": {"total": seconds},
-        "unchanged": True,
-    })
-
-
-def docs_scope_name(location: str | Path) -> str:
-    """A stable, readable scope name for a documentation location (a dir, file or URL)."""
-    text = str(location)
-    if not re.match(r"^https?://", text):
-        text = str(Path(text).resolve())
-    return re.sub(r"[^A-Za-z0-9._/-]+", "-", text).strip("-")
+__all__ = ["ApiAtlas", "IngestReport", "ProgressCallback", "docs_scope_name"]
 
 
 class ApiAtlas:
@@ -129,7 +73,7 @@ class ApiAtlas:
         self,
         settings: Settings | None = None,
         *,
-        graph_store: KnowledgeGraphStore | None = None,
+        graph_store: LinkedGraphStore | None = None,
         embeddings: Embeddings | None = None,
         vector_store: VectorStore | None = None,
         memory_store: BaseStore | None = None,
@@ -144,11 +88,12 @@ class ApiAtlas:
         self._vector_store = vector_store
         # Stores or a model handed in may change behind the atlas's back: only its own are
         # trusted to be as the last ingest left them.
-        self._manifest = (
+        self.manifest = (
             Manifest(self.settings.home / "ingests")
             if graph_store is None and embeddings is None and vector_store is None
             else None
         )
+        """The record of past ingests (``None`` with injected stores or model)."""
         self._memory_store = memory_store
         self._chat_model = chat_model
         self._closers: list[Callable[[], None]] = []
@@ -156,7 +101,7 @@ class ApiAtlas:
     @cached_property
     def embeddings(self) -> Embeddings:
         """The embeddings used for vectors and resource matching."""
-        from apiatlas.rag.retrieval.embeddings import load_embeddings
+        from apiatlas.rag.runtime.embeddings import load_embeddings
 
         return self._embeddings or load_embeddings(self.settings)
 
@@ -166,9 +111,9 @@ class ApiAtlas:
         stores and model, with every vector kept by content hash in ``home/embeddings.sqlite``,
         so that no text is embedded twice (another project, the ranker's index rebuilt after
         one endpoint changed). Questions pass straight through to :attr:`embeddings`."""
-        if self._manifest is None:
+        if self.manifest is None:
             return self.embeddings
-        from apiatlas.rag.retrieval.embedding_cache import SqliteByteStore, cached_embeddings
+        from apiatlas.rag.runtime.embedding_cache import SqliteByteStore, cached_embeddings
 
         store = SqliteByteStore(self.settings.home / "embeddings.sqlite")
         self._closers.append(store.close)
@@ -185,7 +130,7 @@ class ApiAtlas:
     def memory_store(self) -> BaseStore:
         """The LangGraph store holding project memory (opened on first use)."""
         from apiatlas.rag.memory.backends import open_memory_store
-        from apiatlas.rag.retrieval.embeddings import LazyEmbeddings, known_dimensions
+        from apiatlas.rag.runtime.embeddings import LazyEmbeddings, known_dimensions
 
         if self._memory_store is not None:
             return self._memory_store
@@ -301,7 +246,7 @@ class ApiAtlas:
     def splitter(self) -> TokenSplitter:
         """The token-aware splitter, sized to the embedding model's window."""
         from apiatlas.loaders.splitting import TokenSplitter
-        from apiatlas.rag.retrieval.embeddings import LOCAL_MAX_TOKENS, local_tokenizer
+        from apiatlas.rag.runtime.embeddings import LOCAL_MAX_TOKENS, local_tokenizer
 
         return TokenSplitter(local_tokenizer(), max_tokens=LOCAL_MAX_TOKENS)
 
@@ -334,142 +279,16 @@ class ApiAtlas:
                 location has no endpoint at all (``SpecError``).
             StoreError: A store failed; the graph is unchanged.
         """
-        project = self.project_of(project)
-        notify = progress or (lambda stage, done, total: None)
-        started = perf_counter()
-        locations = [*openapi, *docs]
-        key = None if crawl or self._manifest is None else inputs_key(
-            openapi, docs, self._ingest_settings(api)
-        )
-        if key is not None and self._manifest is not None:
-            record = self._manifest.unchanged(project, key, locations, self.graph.revision(project))
-            if record is not None:
-                return _unchanged_report(record, perf_counter() - started)
-        # The cyclic collector stays off while the ingest builds objects that all live until
-        # it ends (apiatlas.collector).
-        with collector_paused():
-            # The loaders and the graph builder are imported here, after the unchanged check: a
-            # process that only asks questions, or re-ingests unchanged files, never pays for them.
-            from apiatlas.graph.build.ingest import ingest_graph
-            from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
-            from apiatlas.loaders.crawl import crawl as crawl_site
-            from apiatlas.loaders.docs import load_docs
-            from apiatlas.loaders.openapi import load_openapi, require_endpoints
-            from apiatlas.loaders.splitting import section_documents
+        return pipeline.run(self, pipeline.Sources(
+            openapi=openapi, docs=docs, crawl=crawl, api=api, fetch_policy=fetch_policy,
+            crawl_limits=crawl_limits,
+        ), self.project_of(project), progress)  # fmt: skip
 
-            report = IngestReport(project=project)
-
-            specs: list[ApiSpec] = []
-            for i, location in enumerate(openapi):
-                notify("load specs", i, len(openapi))
-                found = load_openapi(location, api=api, fetch_policy=fetch_policy)
-                specs.extend(require_endpoints(found, location))
-            notify("load specs", len(openapi), len(openapi))
-            pages: dict[str, list[DocPage]] = {}
-            for i, location in enumerate(docs):
-                notify("load docs", i, len(docs))
-                pages[docs_scope_name(location)] = load_docs(location, fetch_policy=fetch_policy)
-            notify("load docs", len(docs), len(docs))
-            crawl_warnings: list[LoadWarning] = []
-            for i, start in enumerate(crawl):
-                notify("crawl docs", i, len(crawl))
-                crawled = crawl_site(start, fetch_policy, crawl_limits)
-                pages[f"crawl-{docs_scope_name(crawled.start)}"] = crawled.pages
-                crawl_warnings.extend(crawled.warnings)
-            if crawl:
-                notify("crawl docs", len(crawl), len(crawl))
-            report.seconds["load"] = perf_counter() - started
-
-            cards = [
-                _grouped(card, spec.source)
-                for spec in specs
-                for card in endpoint_documents(spec, project=project)
-            ]
-            chunks = [
-                _grouped(chunk, scope)
-                for scope, group in pages.items()
-                for chunk in section_documents(group, project=project, splitter=self.splitter)
-            ]
-            documents = self.splitter.compact_documents(cards, max_tokens=CARD_TOKENS) + chunks
-            report.apis = [spec.name for spec in specs]
-            report.endpoints = sum(len(spec.endpoints) for spec in specs)
-            report.cards = len(cards)
-            report.doc_pages = sum(len(group) for group in pages.values())
-            report.doc_chunks = len(chunks)
-            report.warnings = [w for spec in specs for w in spec.warnings] + crawl_warnings
-
-            if self._manifest is not None:
-                # From here the stores change: an ingest killed on the way must not leave a record
-                # that vouches for them.
-                self._manifest.forget(project)
-            mark = perf_counter()
-            notify("embed and index", 0, len(documents))
-            report.vectors = self.vector_index.index(
-                documents,
-                project=project,
-                sources=[spec.source for spec in specs] + list(pages),
-            )
-            notify("embed and index", len(documents), len(documents))
-            report.seconds["vectors"] = perf_counter() - mark
-
-            mark = perf_counter()
-            notify("knowledge graph", 0, 1)
-            report.graph = ingest_graph(self.graph, project, specs=specs, docs=pages)
-            notify("knowledge graph", 1, 1)
-            report.seconds["graph"] = perf_counter() - mark
-            if self._has_memory():
-                # Links follow the new graph: endpoints that came back are linked again.
-                self.memory(project).relink()
-            mark = perf_counter()
-            notify("ranking index", 0, 1)
-            from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
-
-            # Built here, once per graph revision, so that no question pays for them (a no-op when
-            # the revision's files are already on disk). The snapshot first: the ranker's index
-            # takes the endpoints' vectors from it.
-            self.retriever.refresh()
-            if report.vectors.changed:  # the revision may not have moved: replace its snapshot
-                self.corpus.rebuild(project)
-            else:
-                self.corpus.get(project)
-            self.field_indexes.get(self.graph, project, None)
-            KnowledgeGraphRetriever(
-                store=self.graph,
-                embeddings=self.document_embeddings,
-                derived_dir=self.field_indexes.folder,
-            ).warm(project)
-            notify("ranking index", 1, 1)
-            report.seconds["ranking"] = perf_counter() - mark
-            report.seconds["total"] = perf_counter() - started
-            if key is not None and self._manifest is not None:
-                self._remember_ingest(self._manifest, project, key, locations, specs, report)
-            return report
-
-    def _ingest_settings(self, api: str | None) -> list[object]:
-        """What, beside the input files, decides what an ingest stores."""
-        from apiatlas.loaders.cards import CARD_TOKENS
-        from apiatlas.rag.retrieval.embeddings import settings_model_id
-
-        s = self.settings
-        # The model's id, not the OpenAI model setting: it names the OpenAI model when that is
-        # used, the local weights otherwise.
-        return [api, s.graph, s.vectors, s.neo4j_uri, s.neo4j_database, s.embeddings,
-                settings_model_id(s), CARD_TOKENS, bool(s.database_url)]
-
-    def _remember_ingest(self, manifest: Manifest, project: str, key: str,
-                         locations: Sequence[str | Path], specs: Sequence[ApiSpec],
-                         report: IngestReport) -> None:
-        listed = listing(locations)
-        read = listed + [d for spec in specs for d in spec.documents]
-        read += [str(Path(p).expanduser().resolve()) for p in locations]
-        hashes = file_hashes(dict.fromkeys(p for p in read if Path(p).is_file()))
-        if hashes is None or any("://" in p for p in read):
-            manifest.forget(project)  # a URL or an unreadable file: cannot vouch for it
-            return
-        manifest.save(project, IngestRecord(
-            key=key, listing=listed, files=hashes,
-            revision=self.graph.revision(project), report=report.model_dump(mode="json"),
-        ))
+    def relink_memory(self, project: str) -> None:
+        """Link the project's memories to the graph's endpoints again (after an ingest: the
+        endpoints that came back are linked again). Nothing when there is no memory."""
+        if self._has_memory():
+            self.memory(project).relink()
 
     def ask(
         self,

@@ -1,6 +1,7 @@
 """The ``apiatlas`` command line. Command names, flags and exit codes are a contract.
 
 Exit codes: 0 success (an abstention is a success), 2 usage error or bad input, 1 runtime failure.
+``ingest`` lives in :mod:`apiatlas.cli_ingest` and ``memory`` in :mod:`apiatlas.cli_memory`.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from apiatlas.cli_ingest import add_ingest_parser, run_ingest
 from apiatlas.cli_memory import add_memory_parser, run_memory
 from apiatlas.collector import collector_paused
 from apiatlas.config import Settings, check_project
@@ -27,7 +28,6 @@ from apiatlas.errors import ApiAtlasError, UsageError
 from apiatlas.rag.agent.context import MAX_K, check_k
 
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
-_EVERY_HOST = "*"  # what a bare --allow-private stands for
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,33 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    ingest = commands.add_parser("ingest", parents=[common, backends], help="load OpenAPI specs and docs")
-    ingest.add_argument("--openapi", action="append", default=[], metavar="PATH_OR_URL")
-    ingest.add_argument("--docs", action="append", default=[], metavar="PATH_OR_URL")
-    ingest.add_argument("--api", help="name for the API (default: from the spec title)")
-    ingest.add_argument(
-        "--allow-private", action="append", nargs="?", const=_EVERY_HOST, metavar="HOST",
-        help="allow private/loopback addresses for HOST only (repeatable), or for every host "
-        "without HOST (link-local and cloud metadata addresses need the bare flag)",
-    )
-    ingest.add_argument(
-        "--allow-host", action="append", default=[], metavar="HOST", help="only fetch these hosts"
-    )
-    ingest.add_argument(
-        "--crawl", action="append", default=[], metavar="URL",
-        help="crawl a docs site from URL (a page or sitemap), following links within "
-        "--allow-host (default: the URL's host) and robots.txt",
-    )
-    ingest.add_argument("--max-pages", type=int, metavar="N",
-                        help="most URLs one crawl fetches (default: 50)")
-    ingest.add_argument("--max-depth", type=int, metavar="D",
-                        help="most links a crawl follows from its start URL (default: 3)")
-    ingest.add_argument("--crawl-delay", type=float, metavar="SECONDS",
-                        help="least time between two crawl requests (default: 0.2)")
-    ingest.add_argument("--page-timeout", type=float, metavar="SECONDS",
-                        help="skip a crawled page that takes longer (default: 10)")
-    ingest.add_argument("--max-page-bytes", type=int, metavar="BYTES",
-                        help="skip a crawled page that is larger (default: 2000000)")
+    add_ingest_parser(commands, parents=[common, backends])
 
     ask = commands.add_parser("ask", parents=[common, backends], help="ask a question")
     ask.add_argument("question")
@@ -197,79 +171,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _ingest(args: argparse.Namespace, console: Console) -> int:
-    from apiatlas.atlas import ApiAtlas
-    from apiatlas.loaders.crawl import CrawlLimits
-    from apiatlas.loaders.fetch import FetchPolicy
-
-    if not args.openapi and not args.docs and not args.crawl:
-        raise UsageError(
-            "nothing to ingest: pass --openapi PATH_OR_URL, --docs PATH_OR_URL and/or --crawl URL"
-        )
-    private = args.allow_private or []
-    policy = FetchPolicy(
-        allow_private=_EVERY_HOST in private,
-        private_hosts=tuple(host for host in private if host != _EVERY_HOST),
-        allowlist=tuple(args.allow_host),
-    )
-    given = {
-        "max_pages": args.max_pages,
-        "max_depth": args.max_depth,
-        "delay": args.crawl_delay,
-        "page_timeout": args.page_timeout,
-        "max_page_bytes": args.max_page_bytes,
-    }
-    limits = CrawlLimits(**{name: value for name, value in given.items() if value is not None})
-    with Progress(
-        TextColumn("{task.description:<16}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=False,
-    ) as bar, ApiAtlas(_settings(args)) as atlas:
-        tasks: dict[str, TaskID] = {}
-
-        def on_progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=max(total, 1))
-            bar.update(tasks[stage], completed=done, total=max(total, 1))
-
-        report = atlas.ingest(
-            openapi=args.openapi,
-            docs=args.docs,
-            project=args.project,
-            api=args.api,
-            fetch_policy=policy,
-            progress=on_progress,
-            crawl=args.crawl,
-            crawl_limits=limits,
-        )
-    table = Table(title=f"Ingested into project '{report.project}'")
-    table.add_column("what")
-    table.add_column("count", justify="right")
-    rows = [
-        ("APIs", ", ".join(report.apis) or "-"),
-        ("endpoints", report.endpoints),
-        ("doc pages", report.doc_pages),
-        ("doc chunks", report.doc_chunks),
-        ("graph nodes added/updated/removed", f"{report.graph.nodes_added}/"
-         f"{report.graph.nodes_updated}/{report.graph.nodes_removed}"),
-    ]
-    if report.vectors is not None:
-        v = report.vectors
-        rows.append(("vectors added/updated/skipped/deleted",
-                     f"{v.num_added}/{v.num_updated}/{v.num_skipped}/{v.num_deleted}"))
-    if report.unchanged:
-        rows.append(("unchanged since the last ingest", "yes: nothing read again"))
-    rows.append(("seconds", f"{report.seconds.get('total', 0.0):.1f}"))
-    for name, value in rows:
-        table.add_row(name, str(value))
-    console.print(table)
-    if report.warnings:
-        console.print(f"[yellow]{len(report.warnings)} warning(s):[/yellow]")
-        for warning in report.warnings:
-            where = f"{warning.source}#{warning.pointer}" if warning.pointer else warning.source
-            console.print(f"  - {where}: {warning.message}", markup=False)
+    run_ingest(args, console, lambda: _settings(args))
     return EXIT_OK
 
 

@@ -6,8 +6,8 @@ objects the collector runs, and every so often it walks all of them again, findi
 free. On Square (316 endpoints, 22k graph nodes), loading the spec and building the graph took
 about 1.4 s less CPU time with it paused, and CLI ingests took a median of 32.8 s against 34.6 s
 (seven alternating pairs on the 2-core machine), with the same peak memory within 2 %
-(``evals/README``, "Ingest with the garbage collector paused"). Reference counting still frees
-everything that is not in a cycle.
+(``CHANGELOG.md``, 2026-11-27, "ingest with the garbage collector paused"). Reference counting
+still frees everything that is not in a cycle.
 
 The pause is process-wide: other threads of the application run without cycle collection while
 an ingest does. Overlapping ingests in several threads pause it once and give it back once, in

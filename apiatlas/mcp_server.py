@@ -36,8 +36,8 @@ require("mcp.server.mcpserver", purpose="apiatlas mcp")
 
 import logging  # noqa: E402 - after the check that names the extra
 import threading  # noqa: E402
-from collections.abc import AsyncIterator, Iterator  # noqa: E402
-from contextlib import asynccontextmanager, contextmanager  # noqa: E402
+from collections.abc import AsyncIterator, Callable, Iterator  # noqa: E402
+from contextlib import AbstractContextManager, asynccontextmanager, contextmanager  # noqa: E402
 from typing import Annotated, Any  # noqa: E402
 
 import anyio.to_thread  # noqa: E402
@@ -77,6 +77,8 @@ STATS_URI = "apiatlas://stats"
 ENDPOINT_TEMPLATE = "apiatlas://endpoint/{method}/{+path}{?api}"
 """One endpoint, e.g. ``apiatlas://endpoint/POST/v2/locations`` (see the module docstring)."""
 
+_Answering = Callable[[type[Exception]], AbstractContextManager[None]]
+"""Holds the server's lock around a call and turns an apiatlas error into the given error."""
 
 def _arg(model: type[BaseModel], name: str) -> FieldInfo:
     """A field of an :mod:`apiatlas.tools` input model, as ``Annotated`` metadata.
@@ -149,6 +151,19 @@ def make_server(atlas: ApiAtlas, *, project: str | None = None) -> MCPServer[Non
         ),
         lifespan=warm_up,
     )
+    _add_tools(server, atlas, scope, answering, descriptions)
+    _add_resources(server, atlas, scope, answering)
+    return server
+
+
+def _add_tools(
+    server: MCPServer[None],
+    atlas: ApiAtlas,
+    scope: str,
+    answering: _Answering,
+    descriptions: dict[str, str],
+) -> None:
+    """Register the tools of :mod:`apiatlas.tools`, every call scoped to project ``scope``."""
 
     # Each function is named after its tool: the name titles the tool's input schema.
     def find_endpoints(
@@ -196,6 +211,12 @@ def make_server(atlas: ApiAtlas, *, project: str | None = None) -> MCPServer[Non
     )
     server.add_tool(remember, description=descriptions["remember"])
 
+
+def _add_resources(
+    server: MCPServer[None], atlas: ApiAtlas, scope: str, answering: _Answering
+) -> None:
+    """Register the graph-counts resource and the endpoint template of project ``scope``."""
+
     @server.resource(
         STATS_URI,
         name="stats",
@@ -230,8 +251,6 @@ def make_server(atlas: ApiAtlas, *, project: str | None = None) -> MCPServer[Non
                 f"no endpoint {signature} in {where}: find_endpoints lists the ones that exist"
             )
         return detail.model_dump_json(indent=2)
-
-    return server
 
 
 def serve_stdio(settings: Settings) -> None:

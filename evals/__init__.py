@@ -1,1 +1,1 @@
-"""Evaluation and benchmarks."""
+"""Evaluation: datasets, the runner, its metrics and report, training and ablation."""

@@ -31,7 +31,7 @@ from apiatlas.evals.report import DatasetInfo, EvalReport, write_reports
 from apiatlas.evals.strategies import STRATEGIES, make_strategy, parse_strategies
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.refs import is_remote, parse_document, pointer_get, read_file
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.memory.store import UnknownMemory
 from apiatlas.rag.answer.result import Citation
 

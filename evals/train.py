@@ -36,7 +36,8 @@ from apiatlas.errors import UsageError
 from apiatlas.evals.dataset import Case, Dataset, load_dataset
 from apiatlas.evals.homes import dataset_atlas, dataset_files
 from apiatlas.graph.signatures import endpoint_key
-from apiatlas.rag.retrieval.embeddings import load_embeddings, model_id
+from apiatlas.rag.runtime.embeddings import load_embeddings, model_id
+from apiatlas.evals.adapter_fit import adapters_out_of_fold, fit_adapter, sweep
 from apiatlas.rag.ranking.adapter import QueryAdapter
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.rag.ranking.features import FEATURES, Pool
@@ -67,24 +68,6 @@ MAX_FALSE_ABSTENTION = 0.05
 PRESENTED = 5
 
 
-ADAPTER_RANK = 32
-ADAPTER_DECAY = 0.03
-ADAPTER_EPOCHS = 200
-ADAPTER_TEMPERATURE = 0.05
-ADAPTER_RATE = 0.01
-"""The query adapter's rank, L2 penalty, full-batch Adam steps, softmax temperature and step
-size. Chosen on dev by ``python -m apiatlas.evals.train --sweep`` (out of fold: each of the 11
-dev APIs' top1 by the card vector alone, the adapter fitted on the other dev APIs), 2026-11-24:
-unadapted 0.428; rank 8 / 32 with penalty 0.001 overfit (0.320 / 0.371); rank 16 / 64 with
-penalty 0.03 0.476; rank 32 with penalty 0.01 / 0.1 0.470 / 0.451; rank 32 with penalty 0.03
-0.483, better on 8 of the 11 APIs and worse on 1. The temperature was varied on dev on
-2026-11-27 (``evals/results/adapter-temperature-2026-11-27/``): with the ranker on top, 0.07 was
-no better, 0.15 worse, and 0.1 two validation cases ahead, but the full eval gave the agent the
-same validation top1 with 0.1 as with 0.05, so it stays. Steps and step size were not varied."""
-SWEEP: tuple[tuple[int, float], ...] = (
-    (8, 0.001), (16, 0.03), (32, 0.001), (32, 0.01), (32, 0.03), (32, 0.1), (64, 0.03),
-)
-"""The ``(rank, penalty)`` settings ``--sweep`` compares."""
 
 
 @dataclass
@@ -173,108 +156,6 @@ def fresh_card_vectors(
     if todo:
         embedded.update(zip(todo, embeddings.embed_documents(todo), strict=True))
     return {key: embedded[text] for key, text in texts.items()}
-
-
-def fit_adapter(
-    examples: Sequence[Example], model: str, rank: int = ADAPTER_RANK,
-    decay: float = ADAPTER_DECAY,
-) -> QueryAdapter:
-    """The query adapter that ranks each answerable case's expected candidates first by card
-    similarity (softmax over its pool), fitted by full-batch Adam from a fixed seed."""
-    import torch  # training only: scoring an adapter needs numpy alone
-
-    threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
-    # One thread and deterministic kernels: the same artifact on every run and machine. Both
-    # are process-wide settings, so they are put back for whatever else runs in this process.
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-    try:
-        return _fit_adapter(examples, model, rank, decay)
-    finally:
-        torch.set_num_threads(threads)
-        torch.use_deterministic_algorithms(deterministic)
-
-
-def _fit_adapter(examples: Sequence[Example], model: str, rank: int, decay: float
-                 ) -> QueryAdapter:
-    import torch
-    cases = [(ex.query, ex.cards, np.array([label == 1 for label in ex.labels]))
-             for ex in examples if ex.case.answerable and len(ex.query) and len(ex.cards)]
-    cases = [(q, c, y) for q, c, y in cases if y.any()]
-    if not cases:
-        raise UsageError("no answerable dev case has vectors: the query adapter needs embeddings")
-    dim = len(cases[0][0])
-    size = max(len(y) for _, _, y in cases)
-    queries = torch.zeros(len(cases), dim, dtype=torch.float64)
-    cards = torch.zeros(len(cases), size, dim, dtype=torch.float64)
-    wanted = torch.zeros(len(cases), size, dtype=torch.bool)
-    present = torch.zeros(len(cases), size, dtype=torch.bool)
-    for i, (q, c, y) in enumerate(cases):
-        queries[i] = torch.from_numpy(q)
-        cards[i, : len(y)] = torch.from_numpy(c)
-        wanted[i, : len(y)] = torch.from_numpy(y)
-        present[i, : len(y)] = True
-    generator = torch.Generator().manual_seed(0)
-    up = torch.zeros(dim, rank, dtype=torch.float64, requires_grad=True)
-    down = (torch.randn(rank, dim, generator=generator, dtype=torch.float64) * 0.01)
-    down.requires_grad_(True)
-    optimiser = torch.optim.Adam([up, down], lr=ADAPTER_RATE)
-    for _ in range(ADAPTER_EPOCHS):
-        optimiser.zero_grad()
-        adapted = queries + (queries @ down.T) @ up.T
-        adapted = adapted / adapted.norm(dim=1, keepdim=True)
-        scores = torch.einsum("npd,nd->np", cards, adapted) / ADAPTER_TEMPERATURE
-        everything = torch.logsumexp(scores.masked_fill(~present, -1e9), dim=1)
-        expected = torch.logsumexp(scores.masked_fill(~wanted, -1e9), dim=1)
-        penalty = decay * ((up**2).sum() + (down**2).sum())
-        loss = (everything - expected).mean() + penalty
-        loss.backward()
-        optimiser.step()
-    adapter = QueryAdapter(model=model, up=up.detach().numpy(), down=down.detach().numpy())
-    return adapter.rounded()
-
-
-def card_top1(
-    examples: Sequence[Example], model: str, adapters: Mapping[str, QueryAdapter] | None = None
-) -> dict[str, float]:
-    """Per dataset, the top1 of the card similarity alone over its answerable cases with
-    vectors, each question mapped by its dataset's adapter in ``adapters`` (none: unadapted)."""
-    hits: dict[str, list[float]] = {}
-    for ex in examples:
-        if not ex.case.answerable or not len(ex.query) or not len(ex.cards):
-            continue
-        query = ex.query
-        if adapters is not None:
-            query = np.asarray(adapters[ex.dataset].apply(query, model))
-        best = int(np.argmax(ex.cards @ query))
-        hits.setdefault(ex.dataset, []).append(float(ex.labels[best] == 1))
-    return {name: sum(v) / len(v) for name, v in sorted(hits.items())}
-
-
-def sweep(examples: Sequence[Example], model: str) -> list[str]:
-    """Out-of-fold top1 by card similarity alone, unadapted and for each :data:`SWEEP`
-    setting: one line each, with the datasets it helps and hurts."""
-    top1 = partial(card_top1, examples, model)
-
-    base = top1(None)
-    lines = [f"unadapted: mean top1 {np.mean(list(base.values())):.3f}"]
-    for rank, decay in SWEEP:
-        scores = top1(adapters_out_of_fold(examples, model, rank, decay))
-        better = sum(scores[n] > base[n] for n in base)
-        worse = sum(scores[n] < base[n] for n in base)
-        lines.append(f"rank {rank}, penalty {decay}: mean top1 "
-                     f"{np.mean(list(scores.values())):.3f} (better on {better}, worse on {worse})")
-    return lines
-
-
-def adapters_out_of_fold(
-    examples: Sequence[Example], model: str, rank: int = ADAPTER_RANK,
-    decay: float = ADAPTER_DECAY,
-) -> dict[str, QueryAdapter]:
-    """Per dev dataset, the query adapter fitted on the other dev datasets."""
-    names = sorted({ex.dataset for ex in examples})
-    return {name: fit_adapter([ex for ex in examples if ex.dataset != name], model, rank, decay)
-            for name in names}
 
 
 def labels(case: Case, pool: Pool) -> list[int | None]:

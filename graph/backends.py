@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from apiatlas.config import Settings
 from apiatlas.graph.sqlite.store import SqliteGraphStore
-from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.graph.store import LinkedGraphStore
 
 
-def open_graph_store(settings: Settings) -> KnowledgeGraphStore:
+def open_graph_store(settings: Settings) -> LinkedGraphStore:
     """Open the store ``settings.graph`` names.
 
     Raises:

@@ -1,8 +1,24 @@
-"""The knowledge-graph store contract: one ABC, implemented once per backend.
+"""The knowledge-graph store contracts, and where their reference and conformance suite live.
 
-Backends only persist batches and answer these queries; everything derived (resources, kinds,
-dependencies, doc links) is computed by the backend-neutral builders in this package. Every
-method is scoped to a project, so nothing leaks between projects.
+Two contracts:
+
+- :class:`KnowledgeGraphStore` (an ABC): persist builder batches and answer the graph's queries.
+  Backends only persist and answer; everything derived (resources, kinds, dependencies, doc links)
+  is computed by the backend-neutral builders of :mod:`apiatlas.graph.build`. Every method is
+  scoped to a project, so nothing leaks between projects. The ``a*`` reads default to the sync
+  method in a worker thread; a backend with a native async driver overrides them.
+- :class:`MemoryLinks` (a Protocol): link project memories to the endpoints and resources their
+  refs name, and say which memories concern an endpoint. Project memory
+  (:class:`~apiatlas.rag.memory.links.LinkedMemory`) needs both contracts:
+  :class:`LinkedGraphStore` is the two together, and what every shipped backend implements.
+
+Implementations: :class:`~apiatlas.graph.inmemory.InMemoryGraphStore` is the reference (small
+dicts, no index, for reading and for tests); :class:`~apiatlas.graph.sqlite.store.SqliteGraphStore`
+is the embedded default and :class:`~apiatlas.graph.neo4j.store.Neo4jGraphStore` the server one.
+
+A new backend adopts the conformance suite :mod:`apiatlas.graph.testing` by subclassing its test
+classes in a ``Test*`` class and overriding the one ``store`` fixture to yield an empty store;
+the three backends above run exactly the same tests.
 """
 
 from __future__ import annotations
@@ -10,6 +26,7 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import Protocol
 
 from apiatlas.graph.model import (
     ChangeSummary,
@@ -102,9 +119,8 @@ class KnowledgeGraphStore(ABC):
 
     @abstractmethod
     def delete_project(self, project: str) -> None:
-        """Remove everything the project owns, memory links included."""
-
-    # -- project-memory links (see apiatlas.graph.memory_refs for the matching rules) ----------
+        """Remove everything the project owns (its memory links too, in a store that keeps
+        them) and give its :meth:`revision` a new value."""
 
     @abstractmethod
     def resolve_signatures(
@@ -114,41 +130,11 @@ class KnowledgeGraphStore(ABC):
 
         Methods compare case-insensitively; path-parameter names and a trailing slash are
         ignored (``POST /v2/locations/{id}/`` names ``POST /v2/locations/{location_id}``). Any
-        API matches unless ``api`` is given. Endpoints come ordered by API, path and key; an
-        empty list means no such endpoint exists.
+        API matches unless ``api`` is given (the rules of :mod:`apiatlas.graph.memory_refs`).
+        Endpoints come ordered by API, path and key; an empty list means no such endpoint exists.
 
         Raises:
             UsageError: A signature is not ``METHOD /path``.
-        """
-
-    @abstractmethod
-    def link_memory(self, project: str, memory_id: str, refs: Sequence[str]) -> list[str]:
-        """Replace the memory's links with links to what its ``refs`` name.
-
-        An endpoint ref (``METHOD /path``) links to every endpoint it names (as in
-        :meth:`resolve_signatures`); a resource ref links to every resource whose name or alias
-        it is (singular or plural, any case). The refs are kept with the link, so a link to an
-        endpoint that a re-ingest removes disappears and comes back when the endpoint does; a
-        ref that names nothing yet links as soon as an ingest adds what it names.
-
-        Returns:
-            The refs (as given) that name nothing in the graph now.
-
-        Raises:
-            UsageError: A ref is empty, or starts with an HTTP method but has no ``/path``.
-            StoreError: The backend failed; the previous links are left as they were.
-        """
-
-    @abstractmethod
-    def unlink_memory(self, project: str, memory_id: str) -> None:
-        """Remove every link of the memory (nothing happens if it has none)."""
-
-    @abstractmethod
-    def memories_about(self, project: str, keys: Sequence[str]) -> dict[str, list[str]]:
-        """Ids of the memories linked to each endpoint key, directly or through its resource.
-
-        Returns:
-            Endpoint key -> sorted memory ids, only for the keys that exist and have memories.
         """
 
     def close(self) -> None:
@@ -210,3 +196,54 @@ class KnowledgeGraphStore(ABC):
 
         :meth:`close` still releases everything else; the default holds nothing.
         """
+
+
+class MemoryLinks(Protocol):
+    """Links from project memories to the graph's endpoints and resources, kept by the store.
+
+    A memory's refs are ``METHOD /path`` signatures or resource names, matched by the rules of
+    :mod:`apiatlas.graph.memory_refs`. A link lasts exactly while the graph holds what its ref
+    names, across any number of ingests; a store that keeps links drops a project's in
+    :meth:`KnowledgeGraphStore.delete_project`. Memory links are not graph nodes or edges: no
+    graph read (stats, nodes, neighbourhoods, search, revision) sees them.
+    """
+
+    @abstractmethod
+    def link_memory(self, project: str, memory_id: str, refs: Sequence[str]) -> list[str]:
+        """Replace the memory's links with links to what its ``refs`` name.
+
+        An endpoint ref (``METHOD /path``) links to every endpoint it names (as in
+        :meth:`KnowledgeGraphStore.resolve_signatures`); a resource ref links to every resource
+        whose name or alias it is (singular or plural, any case). The refs are kept with the
+        link, so a link to an endpoint that a re-ingest removes disappears and comes back when
+        the endpoint does; a ref that names nothing yet links as soon as an ingest adds what it
+        names.
+
+        Returns:
+            The refs (as given) that name nothing in the graph now.
+
+        Raises:
+            UsageError: A ref is empty, or starts with an HTTP method but has no ``/path``.
+            StoreError: The backend failed; the previous links are left as they were.
+        """
+
+    @abstractmethod
+    def unlink_memory(self, project: str, memory_id: str) -> None:
+        """Remove every link of the memory (nothing happens if it has none)."""
+
+    @abstractmethod
+    def memories_about(self, project: str, keys: Sequence[str]) -> dict[str, list[str]]:
+        """Ids of the memories linked to each endpoint key, directly or through its resource.
+
+        Returns:
+            Endpoint key -> sorted memory ids, only for the keys that exist and have memories.
+        """
+
+
+class LinkedGraphStore(KnowledgeGraphStore, MemoryLinks):
+    """A knowledge-graph store that keeps memory links too: what project memory runs on.
+
+    Every shipped backend is one. :class:`~apiatlas.rag.memory.links.LinkedMemory` links and
+    reads links through :class:`MemoryLinks` and resolves refs with
+    :meth:`KnowledgeGraphStore.resolve_signatures`.
+    """

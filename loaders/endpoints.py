@@ -16,7 +16,6 @@ from apiatlas.loaders.models import (
     Endpoint,
     ExampleInfo,
     FieldInfo,
-    LoadWarning,
     ParameterInfo,
     RequestBodyInfo,
     ResponseInfo,
@@ -25,6 +24,9 @@ from apiatlas.loaders.models import (
 from apiatlas.loaders.refs import Loc, Node, RefResolver, Warnings
 from apiatlas.loaders.schemas import SchemaFlattener, provenance, text
 from apiatlas.loaders.limits import first_enum_values
+from apiatlas.loaders.spec_values import malformed, server_urls, strings
+
+__all__ = ["EndpointBuilder", "SpecContext", "malformed", "server_urls", "strings"]
 
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _PARAM_LOCATIONS = ("path", "query", "header", "cookie")
@@ -373,16 +375,6 @@ def _example(
     )
 
 
-def malformed(node: Node, what: str, expected: str) -> LoadWarning:
-    """The warning for a value of the wrong type, skipped: names its pointer and what it is."""
-    found = {dict: "an object", list: "a list", str: "a string", type(None): "null",
-             bool: "a boolean"}.get(type(node.value), "a number")
-    return LoadWarning(
-        message=f"{what} must be {expected}, but is {found}: skipped. Fix the spec to load it.",
-        source=node.loc.source,
-        pointer=node.loc.pointer,
-    )
-
 
 def _requirement_names(security: Any) -> list[str]:
     """Scheme names of a ``security`` requirement list, in order, without duplicates."""
@@ -392,26 +384,3 @@ def _requirement_names(security: Any) -> list[str]:
             if name not in names:
                 names.append(str(name))
     return names
-
-
-def server_urls(owner: Node, resolver: RefResolver, sink: Warnings) -> list[str]:
-    """URLs of an OpenAPI 3 ``servers`` list, with server variables set to their defaults."""
-    servers = owner.get("servers")
-    urls: list[str] = []
-    for server in servers.elements() if servers is not None else []:
-        resolved = resolver.deref(server, sink)
-        value = resolved.mapping if resolved is not None else {}
-        url = text(value.get("url"))
-        variables = value.get("variables") if isinstance(value.get("variables"), dict) else {}
-        for var, spec in variables.items():
-            if isinstance(spec, dict) and "default" in spec:
-                url = url.replace("{" + var + "}", str(spec["default"]))
-        if url:
-            urls.append(url)
-    return urls
-
-
-
-def strings(value: Any) -> list[str]:
-    """The items of a list as strings (anything else gives an empty list)."""
-    return [str(v) for v in value] if isinstance(value, list) else []

@@ -4,12 +4,9 @@ Every hop is vetted the same way: the scheme must be http(s), the host must matc
 and every address the host resolves to must be public unless the policy allows private ones. The
 check runs before the first request, again on every redirect, and once more inside the socket
 layer, where the connection goes to the very address that was vetted (so a DNS answer that
-changes between check and connect cannot smuggle in a private address).
-
-Private addresses can be allowed for every host (``allow_private``) or for named hosts only
-(``private_hosts``, e.g. a test server on ``127.0.0.1``): a redirect or a DNS answer that leads
-anywhere else non-public is still refused, and link-local and cloud metadata addresses
-(``169.254.169.254``, ``fd00:ec2::254`` ...) are never allowed through a named host.
+changes between check and connect cannot smuggle in a private address). The policy and those
+checks (which resolve host names but never connect) live in :mod:`apiatlas.loaders.fetch_policy`
+and are importable from here too.
 """
 
 from __future__ import annotations
@@ -17,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import http.client
-import ipaddress
 import socket
 import ssl
 import threading
@@ -33,56 +29,28 @@ from urllib.parse import urlsplit, urlunsplit
 import certifi
 
 from apiatlas.errors import FetchError
+from apiatlas.loaders.fetch_policy import (
+    FetchPolicy,
+    check_url,
+    host_matches,
+    vetted_addresses,
+)
 
-_PRIVATE_HINT = (
-    "pass private_hosts=(HOST,) / --allow-private HOST (that host only) or allow_private=True / "
-    "--allow-private (every host) if you really mean a local server"
-)
-_METADATA_ADDRESSES = frozenset(
-    ipaddress.ip_address(a)
-    for a in (
-        "169.254.169.254",  # AWS, GCP, Azure, OpenStack, DigitalOcean instance metadata
-        "169.254.170.2",  # AWS ECS task metadata and credentials
-        "fd00:ec2::254",  # AWS instance metadata over IPv6
-        "100.100.100.200",  # Alibaba Cloud instance metadata
-    )
-)
+__all__ = [
+    "FetchPolicy",
+    "Fetched",
+    "check_robots",
+    "check_url",
+    "clear_robots_cache",
+    "fetch_text",
+    "host_matches",
+]
+
 _READ_CHUNK = 65_536
 _ROBOTS_TTL = 3600.0
 _ROBOTS_MAX_BYTES = 512_000
 _ROBOTS_CACHE_SIZE = 256
 _TEXT_SUBTYPE_MARKERS = ("xml", "json", "yaml", "markdown", "javascript")
-
-
-@dataclass(frozen=True)
-class FetchPolicy:
-    """What :func:`fetch_text` may fetch.
-
-    Attributes:
-        allow_private: Allow loopback, private, link-local and reserved addresses for every host.
-        allowlist: Host names (``docs.example.com``) or suffixes (``.example.com``, which also
-            matches ``example.com``). Empty means any public host.
-        respect_robots: Fetch and obey the host's robots.txt.
-        timeout: Seconds for each connection and read.
-        max_bytes: Largest body accepted.
-        user_agent: Sent with every request and matched against robots.txt rules.
-        private_hosts: Hosts (names, IP literals or ``.suffix`` entries, as in ``allowlist``)
-            that may resolve to loopback and private addresses while ``allow_private`` is off.
-            Link-local and cloud metadata addresses stay refused for them, and every other host
-            (a redirect target included) is vetted as usual.
-        max_seconds: Longest one fetch may take, body included; checked between reads, so a
-            fetch ends at most one ``timeout`` later (``None``: only ``timeout`` bounds each
-            connection and read, and a server trickling bytes is never cut off).
-    """
-
-    allow_private: bool = False
-    allowlist: tuple[str, ...] = ()
-    respect_robots: bool = True
-    timeout: float = 10.0
-    max_bytes: int = 10_000_000
-    user_agent: str = "apiatlas/0.1"
-    private_hosts: tuple[str, ...] = ()
-    max_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -161,103 +129,6 @@ def _too_slow(url: str, seconds: float) -> FetchError:
     )
 
 
-def check_url(url: str, policy: FetchPolicy) -> None:
-    """Refuse a URL the policy does not allow, before any connection is made.
-
-    Raises:
-        FetchError: If the scheme is not http(s), the host is outside the allowlist, or it
-            resolves to a non-public address while ``allow_private`` is off.
-    """
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        raise FetchError(
-            f"only http and https URLs can be fetched, not {parts.scheme or 'a bare path'!r}",
-            source=url,
-        )
-    host = (parts.hostname or "").rstrip(".").lower()
-    if not host:
-        raise FetchError("the URL has no host name: give a full http(s) URL", source=url)
-    if policy.allowlist and not host_matches(host, policy.allowlist):
-        raise FetchError(
-            f"host {host!r} is not in the allowlist {list(policy.allowlist)}: add it to allow it",
-            source=url,
-        )
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError as e:
-        raise FetchError(f"the URL has an invalid port: {e}", source=url) from e
-    _vetted_addresses(host, port, policy, url)
-
-
-def host_matches(host: str, entries: tuple[str, ...]) -> bool:
-    """Whether ``host`` is one of ``entries``: names, or ``.suffix`` entries that also match
-    the bare domain (``.example.com`` matches ``example.com`` and ``docs.example.com``)."""
-    host = host.rstrip(".").lower()
-    for entry in entries:
-        entry = entry.strip().rstrip(".").lower()
-        if host == entry.lstrip(".") or (entry.startswith(".") and host.endswith(entry)):
-            return True
-    return False
-
-
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-
-def _unmapped(ip: IPAddress) -> IPAddress:
-    # An IPv4-mapped IPv6 address (::ffff:127.0.0.1) reaches the IPv4 host, so judge that host.
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
-    return ip
-
-
-def _is_public(ip: IPAddress) -> bool:
-    ip = _unmapped(ip)
-    return not (
-        ip.is_loopback
-        or ip.is_private
-        or ip.is_link_local
-        or ip.is_reserved
-        or ip.is_multicast
-        or ip.is_unspecified
-        or not ip.is_global
-    )
-
-
-def _vetted_addresses(
-    host: str, port: int, policy: FetchPolicy, url: str
-) -> list[tuple[Any, ...]]:
-    """Resolve ``host`` and return its getaddrinfo entries, refusing any non-public address."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as e:
-        raise FetchError(
-            f"could not resolve host {host!r} ({e}): check the URL", source=url
-        ) from e
-    if not infos:
-        raise FetchError(f"host {host!r} has no addresses: check the URL", source=url)
-    if not policy.allow_private:
-        named = host_matches(host, policy.private_hosts)
-        for info in infos:
-            ip = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-            refusal = _refusal(host, _unmapped(ip), named)
-            if refusal:
-                raise FetchError(refusal, source=url)
-    return infos
-
-
-def _refusal(host: str, ip: IPAddress, named: bool) -> str | None:
-    """Why ``host`` may not be reached at ``ip`` (``named``: it is one of the private hosts)."""
-    if _is_public(ip):
-        return None
-    if not named:
-        return f"refused: host {host!r} resolves to non-public address {ip}; {_PRIVATE_HINT}"
-    if ip.is_link_local or ip in _METADATA_ADDRESSES:
-        return (
-            f"refused: host {host!r} resolves to link-local or cloud metadata address {ip}, "
-            "which a single allowed host never reaches; pass allow_private=True / "
-            "--allow-private only if you really mean to fetch it"
-        )
-    return None
 
 
 def _safe_create_connection(
@@ -269,7 +140,7 @@ def _safe_create_connection(
     """``socket.create_connection`` that only ever connects to the addresses it vetted."""
     host, port = address
     error: OSError | None = None
-    for *_, sockaddr in _vetted_addresses(host, port, policy, f"//{host}:{port}"):
+    for *_, sockaddr in vetted_addresses(host, port, policy, f"//{host}:{port}"):
         try:
             # A numeric address: create_connection does no second DNS lookup that could differ.
             return socket.create_connection((sockaddr[0], sockaddr[1]), timeout, source_address)

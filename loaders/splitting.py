@@ -26,7 +26,7 @@ class TokenSplitter:
 
     Args:
         tokenizer: A ``tokenizers.Tokenizer`` without truncation (the embedding model's own,
-            :func:`~apiatlas.rag.retrieval.embeddings.local_tokenizer`).
+            :func:`~apiatlas.rag.runtime.embeddings.local_tokenizer`).
         max_tokens: Largest chunk, counting the special tokens the model adds ([CLS], [SEP]).
         overlap: Tokens shared by neighbouring chunks.
 

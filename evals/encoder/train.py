@@ -26,6 +26,7 @@ import math
 import random
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,50 +117,18 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
     tokenizer = Tokenizer.from_file(str(base / "tokenizer.json"))
     tokenizer.no_truncation()
     tokenizer.no_padding()
-
-    def encode(texts: list[str], limit: int) -> Any:
-        encoded = tokenizer.encode_batch(texts)
-        width = min(limit, max(len(e.ids) for e in encoded))
-        ids = torch.zeros((len(texts), width), dtype=torch.long)
-        mask = torch.zeros((len(texts), width), dtype=torch.long)
-        for row, e in enumerate(encoded):
-            cut = e.ids[:width - 1] + [e.ids[-1]] if len(e.ids) > width else e.ids
-            ids[row, :len(cut)] = torch.tensor(cut)
-            mask[row, :len(cut)] = 1
-        ids, mask = ids.to(device), mask.to(device)
-        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
-            tokens = model(input_ids=ids, attention_mask=mask,
-                           token_type_ids=torch.zeros_like(ids)).last_hidden_state
-        weights = mask.unsqueeze(-1).to(tokens.dtype)
-        pooled = (tokens * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-        return torch.nn.functional.normalize(pooled.float(), p=2, dim=1)
-
-    plan: list[list[int]] = []
-    whole = math.ceil(epochs)
-    for _ in range(whole):
-        plan += make_batches(pairs, batch, rng)
-    steps = len(plan) if epochs == whole else int(len(plan) * epochs / whole)
-    if max_steps:
-        steps = min(steps, max_steps)
-    plan = plan[:steps]
+    plan = _plan(pairs, epochs=epochs, batch=batch, max_steps=max_steps, rng=rng)
+    steps = len(plan)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    warmup = max(1, steps // 10)
-
-    def rate(step: int) -> float:
-        """Linear warm-up over the first tenth of the steps, then linear decay to zero."""
-        if step < warmup:
-            return (step + 1) / warmup
-        return max(0.0, (steps - step) / max(1, steps - warmup))
-
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, rate)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, _rate(steps))
     losses: list[float] = []
     started = time.monotonic()
     for step, indices in enumerate(plan):
         chosen = [pairs[i] for i in indices]
-        queries = encode([p["query"] for p in chosen], QUERY_TOKENS)
+        queries = _encode(model, tokenizer, device, [p["query"] for p in chosen], QUERY_TOKENS)
         docs = [p["positive"] for p in chosen]
         docs += [p["negative"] for p in chosen if p.get("negative")]
-        targets = encode(docs, DOC_TOKENS)
+        targets = _encode(model, tokenizer, device, docs, DOC_TOKENS)
         scores = queries @ targets.T * SCALE
         loss = torch.nn.functional.cross_entropy(
             scores, torch.arange(len(chosen), device=device))
@@ -173,14 +142,7 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
             mean = sum(losses[-50:]) / len(losses[-50:])
             print(f"step {step + 1}/{steps} loss {mean:.4f} "
                   f"{time.monotonic() - started:.0f}s", flush=True)
-    folder = out / "model"
-    folder.mkdir(parents=True, exist_ok=True)
-    model.eval().to("cpu").save_pretrained(str(folder), safe_serialization=True)
-    for name in _COPIED:
-        if (base / name).exists():
-            shutil.copy2(base / name, folder / name)
-    if (base / "1_Pooling").is_dir():
-        shutil.copytree(base / "1_Pooling", folder / "1_Pooling", dirs_exist_ok=True)
+    _save(model, base, out / "model")
     record = {
         "base": base.name, "pairs_files": [f.name for f in files],
         "written_files": [f.name for f in written], "written_repeat": written_repeat,
@@ -193,6 +155,65 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
     }
     (out / "train.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return record
+
+
+def _plan(pairs: list[dict[str, Any]], *, epochs: float, batch: int, max_steps: int,
+          rng: random.Random) -> list[list[int]]:
+    """The batches of the run, in order: whole epochs of :func:`make_batches`, cut to the
+    fraction of the last epoch and to ``max_steps`` (0: no cap)."""
+    plan: list[list[int]] = []
+    whole = math.ceil(epochs)
+    for _ in range(whole):
+        plan += make_batches(pairs, batch, rng)
+    steps = len(plan) if epochs == whole else int(len(plan) * epochs / whole)
+    if max_steps:
+        steps = min(steps, max_steps)
+    return plan[:steps]
+
+
+def _rate(steps: int) -> Callable[[int], float]:
+    """Linear warm-up over the first tenth of the steps, then linear decay to zero."""
+    warmup = max(1, steps // 10)
+
+    def rate(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        return max(0.0, (steps - step) / max(1, steps - warmup))
+
+    return rate
+
+
+def _encode(model: Any, tokenizer: Any, device: str, texts: list[str], limit: int) -> Any:
+    """Unit mean-pooled vectors of ``texts``, each cut to ``limit`` tokens (its last token
+    kept), with gradients."""
+    import torch
+
+    encoded = tokenizer.encode_batch(texts)
+    width = min(limit, max(len(e.ids) for e in encoded))
+    ids = torch.zeros((len(texts), width), dtype=torch.long)
+    mask = torch.zeros((len(texts), width), dtype=torch.long)
+    for row, e in enumerate(encoded):
+        cut = e.ids[:width - 1] + [e.ids[-1]] if len(e.ids) > width else e.ids
+        ids[row, :len(cut)] = torch.tensor(cut)
+        mask[row, :len(cut)] = 1
+    ids, mask = ids.to(device), mask.to(device)
+    with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
+        tokens = model(input_ids=ids, attention_mask=mask,
+                       token_type_ids=torch.zeros_like(ids)).last_hidden_state
+    weights = mask.unsqueeze(-1).to(tokens.dtype)
+    pooled = (tokens * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+    return torch.nn.functional.normalize(pooled.float(), p=2, dim=1)
+
+
+def _save(model: Any, base: Path, folder: Path) -> None:
+    """The trained model to ``folder``, with the base model's tokenizer and pooling files."""
+    folder.mkdir(parents=True, exist_ok=True)
+    model.eval().to("cpu").save_pretrained(str(folder), safe_serialization=True)
+    for name in _COPIED:
+        if (base / name).exists():
+            shutil.copy2(base / name, folder / name)
+    if (base / "1_Pooling").is_dir():
+        shutil.copytree(base / "1_Pooling", folder / "1_Pooling", dirs_exist_ok=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -216,7 +237,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     base = args.base
     if base is None:
-        from apiatlas.rag.retrieval.onnx_minilm import base_model_dir
+        from apiatlas.rag.runtime.onnx_minilm import base_model_dir
         base = base_model_dir()
     record = train(base, args.pairs, args.out, seed=args.seed, epochs=args.epochs,
                    batch=args.batch, lr=args.lr, max_steps=args.max_steps, device=args.device,

@@ -32,7 +32,7 @@ def main(out: Path) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) > 2:
-        from apiatlas.rag.retrieval import onnx_minilm
+        from apiatlas.rag.runtime import onnx_minilm
 
         onnx_minilm.MAX_TOKENS = int(sys.argv[2])
     main(Path(sys.argv[1]))

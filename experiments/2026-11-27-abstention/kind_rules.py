@@ -19,7 +19,7 @@ from apiatlas.config import Settings
 from apiatlas.evals.dataset import load_dataset
 from apiatlas.evals.homes import dataset_atlas, dataset_files
 from apiatlas.evals.train import DEV, EXCLUDED, HOMES, VALIDATION
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 
 

@@ -15,10 +15,10 @@ import numpy as np
 
 from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
 from apiatlas.loaders.openapi import load_openapi
-from apiatlas.rag.retrieval import onnx_minilm
-from apiatlas.rag.retrieval.onnx_minilm import OnnxEmbeddings, model_dir
+from apiatlas.rag.runtime import onnx_minilm
+from apiatlas.rag.runtime.onnx_minilm import OnnxEmbeddings, model_dir
 from apiatlas.loaders.splitting import TokenSplitter
-from apiatlas.rag.retrieval.embeddings import local_tokenizer
+from apiatlas.rag.runtime.embeddings import local_tokenizer
 
 SPEC = Path(__file__).resolve().parents[3] / "shared" / "data" / "square" / "spec" / "api.json"
 

@@ -163,6 +163,19 @@ def _add_endpoint(
     out.edge(res_key, "HAS_ENDPOINT", key)
     kind_key = out.node(f"{api}/kind/{kind}", "OperationKind", {"api": api, "name": kind})
     out.edge(key, "OF_KIND", kind_key)
+    _add_parameters(out, key, endpoint)
+    if request_schema:
+        out.edge(key, "ACCEPTS", f"{api}/schema/{request_schema}")
+    if response_schema:
+        out.edge(key, "RETURNS", f"{api}/schema/{response_schema}")
+    for tag in endpoint.tags:
+        tag_props = {"api": api, "name": tag, "description": tags.get(tag, "")}
+        tag_key = out.node(f"{api}/tag/{tag}", "Tag", tag_props)
+        out.edge(key, "TAGGED", tag_key)
+
+
+def _add_parameters(out: _Batch, key: str, endpoint: Endpoint) -> None:
+    """The endpoint's parameters as nodes under its key, in order, each linked from it."""
     for order, param in enumerate(endpoint.parameters):
         param_key = out.node(
             f"{key}/param/{param.location}/{param.name}",
@@ -180,14 +193,6 @@ def _add_endpoint(
             },
         )
         out.edge(key, "HAS_PARAMETER", param_key)
-    if request_schema:
-        out.edge(key, "ACCEPTS", f"{api}/schema/{request_schema}")
-    if response_schema:
-        out.edge(key, "RETURNS", f"{api}/schema/{response_schema}")
-    for tag in endpoint.tags:
-        tag_props = {"api": api, "name": tag, "description": tags.get(tag, "")}
-        tag_key = out.node(f"{api}/tag/{tag}", "Tag", tag_props)
-        out.edge(key, "TAGGED", tag_key)
 
 
 def _example(example: Any) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from apiatlas.graph.model import (
     ResourceInfo,
 )
 from apiatlas.graph.neo4j.reads import DRIVER_ERRORS, DRIVER_OPTIONS, Plan
-from apiatlas.graph.neo4j.search import Fts5Tokenizer
+from apiatlas.graph.fts import Fts5Tokenizer
 
 T = TypeVar("T")
 _Loops = weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, neo4j.AsyncDriver]

@@ -29,7 +29,7 @@ from apiatlas.graph.memory_refs import (
 )
 from apiatlas.graph.model import EndpointRef
 from apiatlas.graph.records import endpoint_ref
-from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.graph.store import LinkedGraphStore
 
 T = TypeVar("T")
 
@@ -86,8 +86,9 @@ def sync_links(
     return {mid: [ref for ref in mrefs if not found[ref]] for mid, mrefs in memories.items()}
 
 
-class Neo4jMemoryLinks(KnowledgeGraphStore):
-    """The memory-link half of :class:`~apiatlas.graph.neo4j.store.Neo4jGraphStore`."""
+class Neo4jMemoryLinks(LinkedGraphStore):
+    """The memory-link half of :class:`~apiatlas.graph.neo4j.store.Neo4jGraphStore`, with
+    :meth:`resolve_signatures` (a graph read that shares the links' candidate query)."""
 
     @abstractmethod
     def _session(self, work: Callable[[neo4j.ManagedTransaction], T], *, write: bool) -> T:
@@ -111,7 +112,7 @@ class Neo4jMemoryLinks(KnowledgeGraphStore):
         return self._session(work, write=False) if probes else {}
 
     def link_memory(self, project: str, memory_id: str, refs: Sequence[str]) -> list[str]:
-        """See :meth:`KnowledgeGraphStore.link_memory`.
+        """See :meth:`MemoryLinks.link_memory`.
 
         The memory node keeps the refs; the ABOUT links are derived from them here and again
         after every ``apply`` that changes the project.
@@ -127,12 +128,12 @@ class Neo4jMemoryLinks(KnowledgeGraphStore):
         return self._session(work, write=True)
 
     def unlink_memory(self, project: str, memory_id: str) -> None:
-        """See :meth:`KnowledgeGraphStore.unlink_memory`."""
+        """See :meth:`MemoryLinks.unlink_memory`."""
         params = {"project": project, "id": memory_id}
         self._session(lambda tx: tx.run(q.MEMORY_DELETE, params).consume(), write=True)
 
     def memories_about(self, project: str, keys: Sequence[str]) -> dict[str, list[str]]:
-        """See :meth:`KnowledgeGraphStore.memories_about`."""
+        """See :meth:`MemoryLinks.memories_about`."""
         params = {"project": project, "keys": list(dict.fromkeys(keys))}
         rows = self._session(lambda tx: tx.run(q.MEMORIES_ABOUT, params).data(), write=False)
         out = {r["key"]: sorted({*r["direct"], *r["via"]}) for r in rows}

@@ -319,13 +319,6 @@ STATS_EDGES_ALL = "MATCH (:ApiAtlas)-[r]->(:ApiAtlas) RETURN type(r) AS type, co
 # Search must rank exactly like the embedded store, so words are cut and stemmed by the very
 # same FTS5 'porter unicode61' tokenizer rather than by Lucene's analyzers.
 
-TOKENIZER_SCHEMA = (
-    "CREATE VIRTUAL TABLE words USING fts5(c0, c1, c2, c3, c4, tokenize = 'porter unicode61')",
-    "CREATE VIRTUAL TABLE word_instances USING fts5vocab(words, 'instance')",
-)
-TOKENIZER_CLEAR = "DELETE FROM words"
-TOKENIZER_INSERT = "INSERT INTO words (rowid, c0, c1, c2, c3, c4) VALUES (?, ?, ?, ?, ?, ?)"
-TOKENIZER_TERMS = "SELECT doc, col, term FROM word_instances ORDER BY doc, col, offset"
 
 # -- project-memory links ---------------------------------------------------------------------
 # (:Memory:ApiAtlasMemory {project, id, refs})-[:ABOUT {project}]->(:Endpoint|:Resource). The

@@ -27,15 +27,8 @@ from apiatlas.graph.model import (
     NodeLabel,
     ResourceInfo,
 )
-from apiatlas.graph.neo4j.search import (
-    SEARCH_LEN,
-    B,
-    K1,
-    Fts5Tokenizer,
-    bm25_idfs,
-    bm25_score,
-    query_phrases,
-)
+from apiatlas.graph.fts import B, K1, Fts5Tokenizer, bm25_idfs, bm25_score, query_phrases
+from apiatlas.graph.neo4j.search import SEARCH_LEN
 from apiatlas.graph.records import endpoint_detail, endpoint_ref
 
 T = TypeVar("T")

@@ -37,7 +37,8 @@ from apiatlas.graph.model import (
 from apiatlas.graph.neo4j import reads
 from apiatlas.graph.neo4j.aio import Neo4jAsyncReads
 from apiatlas.graph.neo4j.reads import DRIVER_ERRORS, DRIVER_OPTIONS, RESERVED, Plan, decode
-from apiatlas.graph.neo4j.search import Fts5Tokenizer, scope_index
+from apiatlas.graph.fts import Fts5Tokenizer
+from apiatlas.graph.neo4j.search import scope_index
 from apiatlas.graph.neo4j.memory_links import Neo4jMemoryLinks, sync_links
 from apiatlas.graph.diff import EdgeId, digest, edge_diff, node_diff, outside_keys
 from apiatlas.graph.records import apply_in_order, canonical, new_revision
@@ -80,7 +81,8 @@ def _chunks(rows: list[T]) -> Iterable[list[T]]:
 
 
 class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
-    """:class:`KnowledgeGraphStore` on a Neo4j 5 server; one driver, safe to share between threads.
+    """:class:`~apiatlas.graph.store.LinkedGraphStore` (the graph and its memory links) on a
+    Neo4j 5 server; one driver, safe to share between threads.
 
     The ``a*`` read methods use a native async driver instead (see :class:`Neo4jAsyncReads`).
     Reads that are one Cypher statement run as auto-commit transactions in read-access sessions:

@@ -85,7 +85,7 @@ def unlink_memory(conn: sqlite3.Connection, project: str, memory_id: str) -> Non
 def memories_about(
     conn: sqlite3.Connection, project: str, keys: Sequence[str]
 ) -> dict[str, list[str]]:
-    """See :meth:`KnowledgeGraphStore.memories_about`."""
+    """See :meth:`MemoryLinks.memories_about`."""
     rows = conn.execute(q.ENDPOINT_SIGNATURES, (json.dumps(list(keys)), project)).fetchall()
     if not rows:
         return {}

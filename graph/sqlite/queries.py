@@ -5,6 +5,8 @@ All values are bound parameters; nothing here is ever formatted with user text.
 
 from __future__ import annotations
 
+from apiatlas.graph.fts import WEIGHTS
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS nodes (
     project TEXT NOT NULL,
@@ -91,14 +93,14 @@ FTS_INSERT = """
 INSERT INTO endpoint_fts (project, key, scope, path, operation, summary, description, resource)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 """
-# Column weights follow the declaration order: project, key, scope (unindexed), path,
-# operation, summary, description, resource. Names and summaries outweigh long descriptions.
+# Column weights follow the declaration order: project, key, scope (unindexed), then the five
+# searchable texts with apiatlas.graph.fts.WEIGHTS (the one definition every store ranks by).
 # The best rows are chosen inside the full-text table and only they are joined to their nodes:
 # a common word matches thousands of endpoints of a large API.
-FTS_SEARCH = """
+FTS_SEARCH = f"""
 SELECT n.key, n.props, hit.rank
 FROM (
-  SELECT project, key, bm25(endpoint_fts, 0, 0, 0, 3.0, 3.0, 4.0, 1.0, 5.0) AS rank
+  SELECT project, key, bm25(endpoint_fts, 0, 0, 0, {", ".join(map(str, WEIGHTS))}) AS rank
   FROM endpoint_fts
   WHERE endpoint_fts MATCH ? AND project = ? AND (? IS NULL OR scope = ?)
   ORDER BY rank, key

@@ -42,10 +42,12 @@ from apiatlas.graph.records import (
     new_revision,
     search_columns,
 )
-from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.graph.store import LinkedGraphStore
 
-class SqliteGraphStore(KnowledgeGraphStore):
-    """:class:`KnowledgeGraphStore` on one SQLite file; safe to share between threads.
+
+class SqliteGraphStore(LinkedGraphStore):
+    """:class:`~apiatlas.graph.store.LinkedGraphStore` (the graph and its memory links) on one
+    SQLite file; safe to share between threads.
 
     Args:
         path: The database file (created with its parent directory if missing).
@@ -339,7 +341,7 @@ class SqliteGraphStore(KnowledgeGraphStore):
                 conn.execute(q.ROLLBACK)
                 raise StoreError(f"deleting project {project!r} failed: {e}") from e
 
-    # -- project-memory links (refs resolved when read: see sqlite_memory_links) ---------------
+    # -- signatures and project-memory links (refs resolved when read: see memory_links) -----
 
     def resolve_signatures(
         self, project: str, signatures: Sequence[str], *, api: str | None = None
@@ -349,7 +351,7 @@ class SqliteGraphStore(KnowledgeGraphStore):
             return memory_links.resolve_signatures(conn, project, signatures, api)
 
     def link_memory(self, project: str, memory_id: str, refs: Sequence[str]) -> list[str]:
-        """See :meth:`KnowledgeGraphStore.link_memory`.
+        """See :meth:`MemoryLinks.link_memory`.
 
         The refs are stored (in comparison form) and resolved whenever links are read, so links
         follow every later ingest without ``apply`` having to touch them.
@@ -365,12 +367,12 @@ class SqliteGraphStore(KnowledgeGraphStore):
                 raise
 
     def unlink_memory(self, project: str, memory_id: str) -> None:
-        """See :meth:`KnowledgeGraphStore.unlink_memory`."""
+        """See :meth:`MemoryLinks.unlink_memory`."""
         with self._read() as conn:
             memory_links.unlink_memory(conn, project, memory_id)
 
     def memories_about(self, project: str, keys: Sequence[str]) -> dict[str, list[str]]:
-        """See :meth:`KnowledgeGraphStore.memories_about`."""
+        """See :meth:`MemoryLinks.memories_about`."""
         with self._read() as conn:
             return memory_links.memories_about(conn, project, keys)
 

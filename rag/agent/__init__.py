@@ -1,7 +1,9 @@
 """The agent: a LangGraph state machine from a question to a cited answer.
 
 - :mod:`~apiatlas.rag.agent.graph`: the topology, :func:`build_agent`, :func:`run_agent`;
-- :mod:`~apiatlas.rag.agent.nodes`: the node functions;
+- :mod:`~apiatlas.rag.agent.nodes`: the node functions, each calling the pure steps of
+  retrieval, ranking (:func:`apiatlas.rag.ranking.pipeline.rank`), memory and answer;
+- :mod:`~apiatlas.rag.agent.memory`: the memory node, its router and the memory review;
 - :mod:`~apiatlas.rag.agent.state` and :mod:`~apiatlas.rag.agent.context`: what flows through it.
 
 The names below are imported on first use, so that the state and context modules can be

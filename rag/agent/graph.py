@@ -1,13 +1,14 @@
 """The agent: a LangGraph state machine from a question to a cited answer.
 
-memory -> analyse -> knowledge_graph -> [vector_fallback] -> compose. The memory node recalls the
-team's project memory first (a strongly matching procedure answers alone: memory -> compose), and
-the answer follows the memory where it disagrees with the docs. The vector step runs when the
-graph found nothing, when the question is a how-to, and to fetch guide passages for the endpoints
-found; it is skipped when the question names its endpoints outright and the graph found them.
+memory -> analyse -> knowledge_graph -> [rank] -> compose. The memory node recalls the team's
+project memory first (a strongly matching procedure answers alone: memory -> compose), and the
+answer follows the memory where it disagrees with the docs. The rank step (vector search, then the
+learned ranker) runs when the graph found nothing, when the question is a how-to, and to fetch
+guide passages for the endpoints found; it is skipped when the question names its endpoints
+outright and the graph found them.
 
 Use :func:`build_agent` to get a compiled graph (it can be a subgraph of your own app), and
-:func:`run_agent` / :func:`arun_agent` to ask one question. Under ``ainvoke`` the vector step
+:func:`run_agent` / :func:`arun_agent` to ask one question. Under ``ainvoke`` the rank step
 searches and reads the graph natively async (the store's ``aget_endpoint``, on Neo4j its async
 driver), fetching every endpoint it may present concurrently; the other nodes run in worker
 threads, as LangGraph runs sync nodes.
@@ -28,15 +29,15 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime, get_runtime
 from langgraph.store.base import BaseStore
 
-from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.agent.memory import route_after_memory
 from apiatlas.rag.agent.nodes import GraphRagNodes, answered_by_graph
 from apiatlas.rag.agent.state import AgentState, InputState, OutputState
 from apiatlas.rag.answer.llm import DEFAULT_TIMEOUT_S
 from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.rag.ranking.pipeline import FieldIndexCache
-from apiatlas.rag.retrieval.threads import one_blas_thread
-from apiatlas.rag.memory.agent import route_after_memory
+from apiatlas.rag.runtime.threads import one_blas_thread
 
 Node = Callable[[AgentState, Runtime[AgentContext]], dict[str, Any]]
 AsyncNode = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
@@ -53,22 +54,18 @@ class AgentNodes(Protocol):
         self, state: AgentState, runtime: Runtime[AgentContext]
     ) -> dict[str, Any]: ...
 
-    def vector_fallback(
-        self, state: AgentState, runtime: Runtime[AgentContext]
-    ) -> dict[str, Any]: ...
+    def rank(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
 
-    async def avector_fallback(
-        self, state: AgentState, runtime: Runtime[AgentContext]
-    ) -> dict[str, Any]: ...
+    async def arank(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
 
     def compose(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
 
 
-def route_after_graph(state: AgentState) -> Literal["vector_fallback", "compose"]:
-    """Skip the vector step only when the question named endpoints and the graph found them."""
+def route_after_graph(state: AgentState) -> Literal["rank", "compose"]:
+    """Skip the rank step only when the question named endpoints and the graph found them."""
     if state.get("degraded"):
-        return "vector_fallback"
-    return "compose" if answered_by_graph(state["lookup"]) else "vector_fallback"
+        return "rank"
+    return "compose" if answered_by_graph(state["lookup"]) else "rank"
 
 
 def _finish(name: str, started: float, update: dict[str, Any]) -> dict[str, Any]:
@@ -111,23 +108,20 @@ def build_state_graph(nodes: AgentNodes) -> StateGraph:
     graph.add_node("memory", _timed("memory", nodes.memory))
     graph.add_node("analyse", _timed("analyse", nodes.analyse))
     graph.add_node("knowledge_graph", _timed("knowledge_graph", nodes.knowledge_graph))
-    graph.add_node(
-        "vector_fallback",
-        _timed_both("vector_fallback", nodes.vector_fallback, nodes.avector_fallback),
-    )
+    graph.add_node("rank", _timed_both("rank", nodes.rank, nodes.arank))
     graph.add_node("compose", _timed("compose", nodes.compose))
     graph.add_edge(START, "memory")
     graph.add_conditional_edges("memory", route_after_memory)
     graph.add_edge("analyse", "knowledge_graph")
     graph.add_conditional_edges("knowledge_graph", route_after_graph)
-    graph.add_edge("vector_fallback", "compose")
+    graph.add_edge("rank", "compose")
     graph.add_edge("compose", END)
     return graph
 
 
 def build_agent(
     *,
-    store: KnowledgeGraphStore,
+    store: LinkedGraphStore,
     vector_retriever: BaseRetriever,
     embeddings: Embeddings,
     checkpointer: Any = None,

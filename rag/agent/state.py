@@ -7,7 +7,7 @@ from typing import Annotated, TypedDict
 from langchain_core.documents import Document
 
 from apiatlas.graph.model import EndpointDetail, EndpointRef
-from apiatlas.rag.retrieval.intent import Intent
+from apiatlas.rag.question.intent import Intent
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.memory.model import MemoryHit
 from apiatlas.rag.answer.result import AnswerResult
@@ -50,11 +50,11 @@ class AgentState(InputState, total=False):
     Attributes:
         memories: Project memories semantically relevant to the question (the memory node).
         memory_answer: The id of a team procedure that answers the question alone (``""``:
-            none), in which case the agent skips the graph and vector steps.
+            none), in which case the agent skips the graph and rank steps.
         memory_unavailable: Why the memory store could not be read, when it could not (the
             answer then follows the docs alone and says so).
         intent: The analysed question.
-        lookup: What the knowledge graph found (after the vector step: the fused answer).
+        lookup: What the knowledge graph found (after the rank step: the ranked answer).
         candidates: The graph's ranked candidates before the fusion cut them to ``k``.
         details: Endpoint details by key (primary and prerequisite endpoints).
         documents: Vector hits (endpoint cards and guide chunks).

@@ -1,7 +1,7 @@
 """Project memory linked to the knowledge graph: memories about the endpoints the graph returns.
 
 :class:`LinkedMemory` is a :class:`~apiatlas.rag.memory.store.ProjectMemory` that keeps the
-graph's memory links (:meth:`KnowledgeGraphStore.link_memory`) in step with every write: each
+graph's memory links (:meth:`~apiatlas.graph.store.MemoryLinks.link_memory`) in step with every write: each
 version written to the ``BaseStore`` is linked to what its refs name while it is in force, and
 unlinked once it is superseded or forgotten. The ``BaseStore`` stays the record; the graph only
 holds links, so :meth:`LinkedMemory.relink` can rebuild them at any time.
@@ -14,7 +14,7 @@ from datetime import datetime
 
 from langgraph.store.base import BaseStore
 
-from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.rag.memory.model import Memory, as_utc, utc_now
 from apiatlas.rag.memory.store import ProjectMemory, UnknownMemory
 
@@ -35,7 +35,7 @@ class LinkedMemory(ProjectMemory):
         store: BaseStore,
         project: str,
         *,
-        graph: KnowledgeGraphStore,
+        graph: LinkedGraphStore,
         agent_type: str | None = None,
         clock: Callable[[], datetime] = utc_now,
     ) -> None:

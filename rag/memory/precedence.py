@@ -19,7 +19,7 @@ from typing import Literal
 
 from apiatlas.graph.model import EndpointRef
 from apiatlas.rag.retrieval.lookup import GraphLookup
-from apiatlas.rag.retrieval.graph import replacements
+from apiatlas.rag.retrieval.endpoint_fit import replacements
 from apiatlas.rag.memory.model import Memory, MemoryHit
 from apiatlas.rag.memory.stance import Stance, named_endpoints
 
@@ -151,30 +151,13 @@ def apply_precedence(
     }
     primary = _substituted(lookup.primary, avoided, in_place)
     prerequisites = [d for d in lookup.prerequisites if d.provider.key not in avoided]
-    known = {e.key for e in [*lookup.primary, *pool, *lookup.alternatives]}
-    everything = [*lookup.primary, *pool, *lookup.replacements.values()]
     substitutes = {e.key for e in in_place.values()}
-    lead: dict[str, EndpointRef] = {}
-    for view in team.views:
-        # A memory not about the question (found through a presented endpoint, or only
-        # forbidding one) may forbid or annotate, but reorders nothing. When the docs present
-        # nothing, the endpoints of a memory judged about the question (relevance.py) are the
-        # answer; an unjudged one leaves the abstention alone.
-        for endpoint in view.endpoints("prefer"):
-            if endpoint.key in avoided or (api is not None and endpoint.api != api):
-                continue
-            if endpoint.key in instead or (
-                view.about_question
-                and (endpoint.key in known if lookup.primary else view.leads is True)
-            ):
-                lead.setdefault(endpoint.key, endpoint)
-                _note_preferred(team, view, endpoint, lookup, everything, endpoint.key in instead)
-            elif endpoint.key in presented or endpoint.key in substitutes:
-                _note_preferred(team, view, endpoint, lookup, everything, True)
+    lead = _leading(team, lookup, pool, api, instead, presented | substitutes)
     ordered = [*lead.values(), *(e for e in primary if e.key not in lead)][:k]
+    shown = {e.key for e in ordered}
     for view in team.views:
         for endpoint in view.endpoints("caution"):
-            if endpoint.key in {e.key for e in ordered}:
+            if endpoint.key in shown:
                 team.notes.setdefault(endpoint.key, []).append(
                     EndpointNote(memory_id=view.memory.id, kind="caution", text=view.memory.text)
                 )
@@ -186,6 +169,39 @@ def apply_precedence(
         update={"primary": ordered, "prerequisites": prerequisites, "replacements": swaps}
     )
     return updated, team
+
+
+def _leading(
+    team: TeamMemory,
+    lookup: GraphLookup,
+    pool: Sequence[EndpointRef],
+    api: str | None,
+    instead: set[str],
+    shown: set[str],
+) -> dict[str, EndpointRef]:
+    """The endpoints the memories put first, noting each preference (``instead``: what a
+    memory about the question says to use instead of a forbidden endpoint; ``shown``: what
+    the answer presents, substitutes included)."""
+    known = {e.key for e in [*lookup.primary, *pool, *lookup.alternatives]}
+    everything = [*lookup.primary, *pool, *lookup.replacements.values()]
+    lead: dict[str, EndpointRef] = {}
+    for view in team.views:
+        # A memory not about the question (found through a presented endpoint, or only
+        # forbidding one) may forbid or annotate, but reorders nothing. When the docs present
+        # nothing, the endpoints of a memory judged about the question (relevance.py) are the
+        # answer; an unjudged one leaves the abstention alone.
+        for endpoint in view.endpoints("prefer"):
+            if endpoint.key in team.avoided or (api is not None and endpoint.api != api):
+                continue
+            if endpoint.key in instead or (
+                view.about_question
+                and (endpoint.key in known if lookup.primary else view.leads is True)
+            ):
+                lead.setdefault(endpoint.key, endpoint)
+                _note_preferred(team, view, endpoint, lookup, everything, endpoint.key in instead)
+            elif endpoint.key in shown:
+                _note_preferred(team, view, endpoint, lookup, everything, True)
+    return lead
 
 
 def _substituted(

@@ -4,7 +4,7 @@ A developer's question and the spec's text describing the endpoint that answers 
 differently ("wipe their record" against "Permanently deletes a contact"). The adapter moves the
 question's vector towards the endpoints such questions turn out to want:
 ``q -> normalise(q + up @ (down @ q))``, a residual of low rank on top of the frozen embedding
-model, trained by ``make train`` on the dev questions (:func:`apiatlas.evals.train.fit_adapter`).
+model, trained by ``make train`` on the dev questions (:func:`apiatlas.evals.adapter_fit.fit_adapter`).
 It is read with the ranker's artifact and applies only to vectors of the model it was trained for.
 Endpoint vectors are never changed, so an adapter needs no re-ingest.
 """
@@ -27,7 +27,7 @@ class QueryAdapter:
 
     Attributes:
         model: Id of the embedding model it was trained for
-            (:func:`~apiatlas.rag.retrieval.embeddings.model_id`).
+            (:func:`~apiatlas.rag.runtime.embeddings.model_id`).
         up: ``(dimension, rank)`` matrix.
         down: ``(rank, dimension)`` matrix.
     """

@@ -19,8 +19,9 @@ import numpy as np
 
 from apiatlas.graph.model import EndpointRef
 from apiatlas.graph.words import is_param, path_segments
-from apiatlas.rag.retrieval.intent import Intent
-from apiatlas.rag.retrieval.graph import EXPLICIT_SCORE, intent_fit
+from apiatlas.rag.question.intent import Intent
+from apiatlas.rag.retrieval.endpoint_fit import intent_fit
+from apiatlas.rag.retrieval.graph import EXPLICIT_SCORE
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.retrieval.topk import ranks, top_positions
 from apiatlas.rag.ranking.fields import DENSE_FIELDS, FIELDS, FieldIndex, terms
@@ -114,12 +115,7 @@ def build_pool(
     lexical = [index.endpoints[p].key for p in _lexical_top(scores, norm)]
     text = index.text_scores(query)
     by_text = top_positions(text, LEXICAL_POOL, among=np.flatnonzero(text))
-    graph_rank = {ref.key: i for i, ref in reversed(list(enumerate(graph, 1)))}
-    top_graph = max((r.score for r in graph if r.score < EXPLICIT_SCORE), default=0.0) or 1.0
-    explicit = {r.key for r in graph if r.score >= EXPLICIT_SCORE}
-
     similar = index.similarities(query_vector) if query_vector is not None else {}
-    best_similarity = {name: float(sims.max()) for name, sims in similar.items()}
     by_dense = [p for sims in similar.values() for p in top_positions(sims, LEXICAL_POOL)]
 
     order = [r.key for r in graph] + lexical
@@ -130,46 +126,79 @@ def build_pool(
     positions = [p for _, p in members]
     # Ranks (1 = best) among every endpoint, worked out for the pool's members only.
     matched = [p for p in positions if text[p] > 0]
-    text_rank = dict(zip(matched, ranks(text, matched), strict=True))
-    dense_rank = {name: dict(zip(positions, ranks(sims, positions), strict=True))
-                  for name, sims in similar.items()}
-    pool = Pool(explicit=bool(explicit))
-    by_key = {r.key: r for r in graph}
+    signals = _Signals(
+        query=query, index=index, lookup=lookup, scores=scores, norm=norm,
+        text_rank=dict(zip(matched, ranks(text, matched), strict=True)),
+        similar=similar,
+        best_similarity={name: float(sims.max()) for name, sims in similar.items()},
+        dense_rank={name: dict(zip(positions, ranks(sims, positions), strict=True))
+                    for name, sims in similar.items()},
+        graph_rank={ref.key: i for i, ref in reversed(list(enumerate(graph, 1)))},
+        by_key={r.key: r for r in graph},
+        top_graph=max((r.score for r in graph if r.score < EXPLICIT_SCORE), default=0.0) or 1.0,
+        explicit={r.key for r in graph if r.score >= EXPLICIT_SCORE},
+    )  # fmt: skip
+    pool = Pool(explicit=bool(signals.explicit))
     for key, position in members:
-        ref = by_key.get(key) or index.endpoints[position]
+        ref = signals.by_key.get(key) or index.endpoints[position]
         pool.refs.append(ref)
-        features = {f"lex_{name}": float(scores[name][position]) / norm[name] for name in FIELDS}
-        features["cov_all"] = index.coverage(query, position)
-        features["cov_head"] = index.coverage(query, position, ("name", "path"))
-        for name in DENSE_FIELDS:
-            sims = similar.get(name)
-            if sims is None:
-                features.update({f"{name}_dense": 0.0, f"{name}_dense_gap": 0.0,
-                                 f"{name}_dense_rr": 0.0})
-                continue
-            value = float(sims[position])
-            features[f"{name}_dense"] = value
-            features[f"{name}_dense_gap"] = best_similarity[name] - value
-            features[f"{name}_dense_rr"] = 1.0 / dense_rank[name][position]
-        features["text_rr"] = 1.0 / text_rank[position] if position in text_rank else 0.0
-        features["graph_rr"] = 1.0 / graph_rank[key] if key in graph_rank else 0.0
-        graph_score = by_key[key].score if key in by_key else 0.0
-        features["graph_score"] = min(graph_score, top_graph) / top_graph
-        features["resource_match"], features["resource_own"] = _resource_match(ref, lookup)
-        features["kind_first"] = float(intent.kinds[:1] == [ref.kind])
-        features["kind_any"] = float(ref.kind in intent.kinds)
-        features["fit"] = intent_fit(ref, intent) / MAX_FIT
-        features["depth"], features["id_params"], features["ends_param"] = _shape(ref.path)
-        features["deprecated"] = float(ref.deprecated)
-        features["docs_count"] = math.log1p(index.docs_count[position]) / 3
-        features["resource_size"] = math.log1p(index.resource_size[position]) / 4
-        features["explicit"] = float(key in explicit)
-        pool.vectors.append([features[name] for name in FEATURES])
+        pool.vectors.append(_features(signals, ref, key, position))
     pool.unknown_share = _unknown_share(query, index, intent)
     single = [t for t in intent.resource_terms if " " not in t]
     unmatched = [t for t in lookup.unmatched_terms if " " not in t]
     pool.unmatched_share = len(unmatched) / len(single) if single else 0.0
     return pool
+
+
+@dataclass(frozen=True)
+class _Signals:
+    """What every candidate's features are read from, for one question."""
+
+    query: list[str]
+    index: FieldIndex
+    lookup: GraphLookup
+    scores: dict[str, np.ndarray]
+    norm: dict[str, float]
+    text_rank: dict[int, int]
+    similar: dict[str, np.ndarray]
+    best_similarity: dict[str, float]
+    dense_rank: dict[str, dict[int, int]]
+    graph_rank: dict[str, int]
+    by_key: dict[str, EndpointRef]
+    top_graph: float
+    explicit: set[str]
+
+
+def _features(s: _Signals, ref: EndpointRef, key: str, position: int) -> list[float]:
+    """One candidate's feature vector, in :data:`FEATURES` order."""
+    intent, index = s.lookup.intent, s.index
+    features = {f"lex_{name}": float(s.scores[name][position]) / s.norm[name] for name in FIELDS}
+    features["cov_all"] = index.coverage(s.query, position)
+    features["cov_head"] = index.coverage(s.query, position, ("name", "path"))
+    for name in DENSE_FIELDS:
+        sims = s.similar.get(name)
+        if sims is None:
+            features.update({f"{name}_dense": 0.0, f"{name}_dense_gap": 0.0,
+                             f"{name}_dense_rr": 0.0})
+            continue
+        value = float(sims[position])
+        features[f"{name}_dense"] = value
+        features[f"{name}_dense_gap"] = s.best_similarity[name] - value
+        features[f"{name}_dense_rr"] = 1.0 / s.dense_rank[name][position]
+    features["text_rr"] = 1.0 / s.text_rank[position] if position in s.text_rank else 0.0
+    features["graph_rr"] = 1.0 / s.graph_rank[key] if key in s.graph_rank else 0.0
+    graph_score = s.by_key[key].score if key in s.by_key else 0.0
+    features["graph_score"] = min(graph_score, s.top_graph) / s.top_graph
+    features["resource_match"], features["resource_own"] = _resource_match(ref, s.lookup)
+    features["kind_first"] = float(intent.kinds[:1] == [ref.kind])
+    features["kind_any"] = float(ref.kind in intent.kinds)
+    features["fit"] = intent_fit(ref, intent) / MAX_FIT
+    features["depth"], features["id_params"], features["ends_param"] = _shape(ref.path)
+    features["deprecated"] = float(ref.deprecated)
+    features["docs_count"] = math.log1p(index.docs_count[position]) / 3
+    features["resource_size"] = math.log1p(index.resource_size[position]) / 4
+    features["explicit"] = float(key in s.explicit)
+    return [features[name] for name in FEATURES]
 
 
 @lru_cache(maxsize=1 << 16)

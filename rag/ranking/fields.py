@@ -32,6 +32,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -43,7 +44,7 @@ from apiatlas.graph.records import endpoint_ref
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_param, is_version, path_segments, singular, split_words
 from apiatlas.graph.lexicon import STOP_WORDS
-from apiatlas.rag.retrieval.embeddings import unit_rows
+from apiatlas.rag.runtime.embeddings import unit_rows
 
 FIELDS: tuple[str, ...] = ("name", "description", "path", "tag", "schema", "params", "docs")
 ALL = "all"
@@ -260,51 +261,20 @@ def build_field_index(
     # In key order: ties then break the same way whatever order the store returns rows in.
     endpoints = sorted((n for n in store.nodes(project, "Endpoint") if _in(n, api)),
                        key=lambda n: n.key)
-    tags = {(n.props.get("api"), n.props.get("name")): n for n in store.nodes(project, "Tag")}
-    schemas = {n.key: n for n in store.nodes(project, "Schema")}
-    params: dict[str, list[str]] = defaultdict(list)
-    for node in store.nodes(project, "Parameter"):
-        owner = node.key.split("/param/", 1)[0]
-        params[owner].append(str(node.props.get("name", "")))
-    fields_of: dict[str, list[str]] = defaultdict(list)
-    for node in store.nodes(project, "Field"):
-        owner = node.key.split("/field/", 1)[0]
-        fields_of[owner].append(str(node.props.get("name", "")))
-    titles = _doc_titles(store.nodes(project, "DocSection"), endpoints)
+    graph = _GraphTexts(
+        tags={(n.props.get("api"), n.props.get("name")): n for n in store.nodes(project, "Tag")},
+        schemas={n.key: n for n in store.nodes(project, "Schema")},
+        params=_names_by_owner(store.nodes(project, "Parameter"), "/param/"),
+        fields_of=_names_by_owner(store.nodes(project, "Field"), "/field/"),
+        titles=_doc_titles(store.nodes(project, "DocSection"), endpoints),
+    )
     per_resource = Counter(str(n.props.get("resource", "")) for n in endpoints)
-
     texts: dict[str, list[list[str]]] = {name: [] for name in FIELDS}
     refs: list[EndpointRef] = []
     for node in endpoints:
-        p = node.props
-        api_name = str(p.get("api", ""))
         refs.append(endpoint_ref(node.key, node.props))
-        texts["name"].append(terms(f"{p.get('summary', '')} {p.get('operation_id', '')}"))
-        texts["description"].append(terms(str(p.get("description", ""))))
-        segments = [s for s in path_segments(str(p.get("path", ""))) if not is_version(s)]
-        words = " ".join(s for s in segments if not is_param(s))
-        texts["path"].append(terms(f"{words} {p.get('resource_name', '')}"))
-        tag_text = [
-            f"{t} {tags[(api_name, t)].props.get('description', '')}"
-            if (api_name, t) in tags else str(t)
-            for t in p.get("tags", [])
-        ]
-        texts["tag"].append(terms(" ".join(tag_text)))
-        schema_text = []
-        request_fields: list[str] = []
-        for role in ("request_schema", "response_schema"):
-            name = p.get(role)
-            if not name:
-                continue
-            key = f"{api_name}/schema/{name}"
-            schema = schemas.get(key)
-            description = schema.props.get("description", "") if schema is not None else ""
-            schema_text.append(f"{name} {description}")
-            if role == "request_schema":
-                request_fields = fields_of.get(key, [])
-        texts["schema"].append(terms(" ".join(schema_text)))
-        texts["params"].append(terms(" ".join(params.get(node.key, []) + request_fields)))
-        texts["docs"].append(terms(" ".join(titles.get(node.key, []))))
+        for name, words in graph.texts(node).items():
+            texts[name].append(words)
     dense: dict[str, np.ndarray] = {}
     if embeddings is not None and endpoints:
         for name, texts_of in dense_texts(endpoints).items():
@@ -316,10 +286,63 @@ def build_field_index(
     return FieldIndex(
         endpoints=refs,
         fields=texts,
-        docs_count=[len(titles.get(n.key, [])) for n in endpoints],
+        docs_count=[len(graph.titles.get(n.key, [])) for n in endpoints],
         resource_size=[per_resource[str(n.props.get("resource", ""))] for n in endpoints],
         dense=dense,
     )
+
+
+@dataclass(frozen=True)
+class _GraphTexts:
+    """What the graph says around its endpoints: tags, schemas, parameter and field names by
+    owner, and the titles of the doc sections that describe each endpoint."""
+
+    tags: dict[tuple[Any, Any], Node]
+    schemas: dict[str, Node]
+    params: dict[str, list[str]]
+    fields_of: dict[str, list[str]]
+    titles: dict[str, list[str]]
+
+    def texts(self, node: Node) -> dict[str, list[str]]:
+        """The terms of every field of one endpoint."""
+        p = node.props
+        api_name = str(p.get("api", ""))
+        segments = [s for s in path_segments(str(p.get("path", ""))) if not is_version(s)]
+        words = " ".join(s for s in segments if not is_param(s))
+        tag_text = [
+            f"{t} {self.tags[(api_name, t)].props.get('description', '')}"
+            if (api_name, t) in self.tags else str(t)
+            for t in p.get("tags", [])
+        ]
+        schema_text = []
+        request_fields: list[str] = []
+        for role in ("request_schema", "response_schema"):
+            name = p.get(role)
+            if not name:
+                continue
+            key = f"{api_name}/schema/{name}"
+            schema = self.schemas.get(key)
+            description = schema.props.get("description", "") if schema is not None else ""
+            schema_text.append(f"{name} {description}")
+            if role == "request_schema":
+                request_fields = self.fields_of.get(key, [])
+        return {
+            "name": terms(f"{p.get('summary', '')} {p.get('operation_id', '')}"),
+            "description": terms(str(p.get("description", ""))),
+            "path": terms(f"{words} {p.get('resource_name', '')}"),
+            "tag": terms(" ".join(tag_text)),
+            "schema": terms(" ".join(schema_text)),
+            "params": terms(" ".join(self.params.get(node.key, []) + request_fields)),
+            "docs": terms(" ".join(self.titles.get(node.key, []))),
+        }
+
+
+def _names_by_owner(nodes: Iterable[Node], marker: str) -> dict[str, list[str]]:
+    """The ``name`` of each node, by the key of what owns it (the key before ``marker``)."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for node in nodes:
+        out[node.key.split(marker, 1)[0]].append(str(node.props.get("name", "")))
+    return out
 
 
 def dense_texts(endpoints: Sequence[Node]) -> dict[str, list[str]]:

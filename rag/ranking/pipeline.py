@@ -1,21 +1,33 @@
-"""From a question to its scored candidate pool: the steps the agent's nodes take, in one place
-for the code that trains and ablates the ranker outside the agent."""
+"""The ranking step: from a question, the graph's lookup and the vector hits to the endpoints
+an answer presents (:func:`rank`, which the agent's ``rank`` node calls), and the candidate pool
+it scores (:func:`question_pool`, for the code that trains and ablates the ranker outside the
+agent)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
+from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from apiatlas.files import load_or_build, revision_file
+from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef
 from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.rag.answer.composer import relevant_passages
+from apiatlas.rag.retrieval.endpoint_fit import replacements
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
+from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.ranking.adapter import QueryAdapter
 from apiatlas.rag.ranking.features import Pool, build_pool
 from apiatlas.rag.ranking.fields import CardKey, FieldIndex, build_field_index
-from apiatlas.rag.retrieval.embeddings import model_id
+from apiatlas.rag.ranking.lookups import id_mentions, lookup_calls
+from apiatlas.rag.ranking.model import Decision, RankerModel
+from apiatlas.rag.ranking.order import call_order
+from apiatlas.rag.runtime.embeddings import model_id
 
 CardVectors = Callable[[str, str | None], Mapping[CardKey, Sequence[float]]]
 """``(project, api) -> stored card-head vectors``, e.g. a partial of
@@ -25,6 +37,12 @@ GRAPH_CANDIDATES = 10
 """Graph candidates in the pool (the answer shows ``k`` of the ranking)."""
 VECTOR_HITS = 20
 """Hybrid hits the agent fetches for guide passages (and, without the graph, endpoint cards)."""
+ALTERNATIVES = 3
+"""Endpoints offered instead when the answer model says the API has no such endpoint."""
+PREREQUISITE_KINDS = frozenset({"create", "action"})
+"""Tasks whose required ids must come from another call ("call these first")."""
+PROVIDERS_PER_PARAMETER = 2
+"""Providers kept per needed id: the answer shows one call and at most one alternative."""
 
 
 class FieldIndexCache:
@@ -113,3 +131,249 @@ def question_pool(
     index = fields.get(graph.store, project, api)
     vector = fields.query_vector(question, adapter)
     return build_pool(question, lookup, lookup.primary, index, vector)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a question is asked: its project, an API of it (``None``: every API) and how
+    many endpoints the answer shows."""
+
+    project: str
+    api: str | None = None
+    k: int = 5
+
+
+@dataclass(frozen=True)
+class RankingParts:
+    """What the ranking reads: the graph, its retriever (resources, prerequisites), the field
+    indexes and the learned model."""
+
+    store: KnowledgeGraphStore
+    graph: KnowledgeGraphRetriever
+    fields: FieldIndexCache
+    model: RankerModel
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """What the ranking decided, as the agent's state takes it: a field left ``None`` is not
+    updated."""
+
+    documents: list[Document]
+    lookup: GraphLookup | None = None
+    related: list[EndpointRef] | None = None
+    details: dict[str, EndpointDetail] | None = None
+
+    def update(self) -> dict[str, Any]:
+        """The state update."""
+        found = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: value for name, value in found.items() if value is not None}
+
+
+def rank(
+    question: str,
+    lookup: GraphLookup,
+    candidates: Sequence[EndpointRef],
+    hits: list[Document],
+    scope: Scope,
+    parts: RankingParts,
+    known: Mapping[str, EndpointDetail | None] | None = None,
+    degraded: bool = False,
+) -> Ranking:
+    """Rank the graph's ``candidates`` and the field index's best matches (per-field and
+    whole-text BM25, compact-name vectors) with the learned ranker, and keep the guide passages
+    among the vector ``hits``.
+
+    The ranking replaces the graph's primary endpoints: those the ranker is confident in are
+    primary, the rest of the top ``k`` related, unless the answer model says the question asks
+    for something the API does not have (then nothing is presented). ``known`` holds endpoint
+    details already read; ``degraded``: the graph is down, and the endpoint cards among the
+    hits are the answer.
+    """
+    documents = [d for d in hits if d.metadata.get("kind") != "endpoint"][: scope.k]
+    if degraded:
+        primary = endpoints_from_cards(hits)[: scope.k]
+        return Ranking(documents, lookup=lookup.model_copy(update={"primary": primary}))
+    index = parts.fields.get(parts.store, scope.project, scope.api)
+    if not len(index):
+        # No endpoint at all (a guides-only project): the sections' described endpoints.
+        related = described(parts.store, scope, relevant_passages(lookup, documents))
+        return Ranking(documents, related=related[: scope.k])
+    candidates = list(candidates) or lookup.primary
+    vector = parts.fields.query_vector(question, parts.model.adapter)
+    decision = parts.model.decide(build_pool(question, lookup, candidates, index, vector))
+    if not decision.answer:
+        if not lookup.alternatives:
+            alternatives = [r for r, _ in decision.ranked[:ALTERNATIVES]]
+            lookup = lookup.model_copy(update={"alternatives": alternatives})
+        abstain = lookup.model_copy(update={"primary": [], "prerequisites": []})
+        return Ranking([], lookup=abstain, related=[])
+    update = _presented(question, lookup, decision, scope, parts, known or {})
+    update["replacements"] = replacements(
+        update["primary"] + update["related"], endpoints_from_cards(hits) + list(candidates)
+    )
+    lookup = lookup.model_copy(update=update)
+    return Ranking(documents, lookup=lookup,
+                   details=endpoint_details(parts.store, scope.project, lookup, known))
+
+
+def _presented(
+    question: str,
+    lookup: GraphLookup,
+    decision: Decision,
+    scope: Scope,
+    parts: RankingParts,
+    known: Mapping[str, EndpointDetail | None],
+) -> dict[str, Any]:
+    """The lookup's update for an answer: primary and related endpoints, the calls that find
+    what the first needs, and the calls that must come first."""
+    shown = [r.model_copy(update={"score": round(p, 4)}) for r, p in decision.ranked[: scope.k]]
+    confident = {r.key for r in decision.primary}
+    primary = [r for r in shown if r.key in confident]
+    trails = {r.key: parts.store.dependency_trail(scope.project, r.key) for r in primary}
+    if len(primary) > 1:
+        primary = call_order(primary, [d for t in trails.values() for d in t])
+    related = [r for r in shown if r.key not in confident]
+    if primary[0].kind in PREREQUISITE_KINDS:
+        # A call the first endpoint needs first belongs under "call these first", after the
+        # answer, not among the alternatives to it.
+        needed = {
+            d.provider.key for d in parts.graph.prerequisites(scope.project, primary[:1], trails)
+        }
+        related = [r for r in related if r.key not in needed]
+    finds, given = _lookups(question, primary[0], trails[primary[0].key], scope, parts, known)
+    # An id the question gives or has looked up needs no "call this first".
+    settled = {(primary[0].key, p) for p in given}
+    settled |= {(d.endpoint.key, d.parameter) for d in finds}
+    prerequisites = [
+        d for d in _prerequisites(primary, lookup, trails, scope, parts)
+        if (d.endpoint.key, d.parameter) not in settled
+    ]
+    if finds:
+        # The calls that find what the answer needs by the value the developer has come
+        # first, in call order.
+        found = {d.provider.key: d.provider for d in finds}
+        primary = list(found.values()) + [r for r in primary if r.key not in found]
+        related = [r for r in related if r.key not in found]
+    return {"primary": primary, "related": related, "lookups": finds,
+            "prerequisites": prerequisites, "alternatives": []}
+
+
+def _lookups(
+    question: str,
+    first: EndpointRef,
+    trail: list[Dependency],
+    scope: Scope,
+    parts: RankingParts,
+    known: Mapping[str, EndpointDetail | None],
+) -> tuple[list[Dependency], set[str]]:
+    """The calls that find the ids ``first`` needs which the question names by another
+    value (:func:`~apiatlas.rag.ranking.lookups.lookup_calls`), and the ids it gives."""
+    resources = parts.graph.matchers.resources(parts.store, scope.project, None)
+    by_key = {r.key: r for r in resources}
+
+    def collection(provider: EndpointRef) -> EndpointRef | None:
+        key = f"{provider.api}/endpoint/GET {provider.path}"
+        detail = _endpoint(parts.store, scope.project, key, known)
+        return detail.endpoint if detail is not None else None
+
+    mentions = id_mentions(question, first, trail, by_key)
+    given = {p for p, mention in mentions.items() if mention == "given"}
+    return lookup_calls(mentions, first, trail, collection), given
+
+
+def _prerequisites(
+    primary: list[EndpointRef],
+    lookup: GraphLookup,
+    trails: Mapping[str, list[Dependency]],
+    scope: Scope,
+    parts: RankingParts,
+) -> list[Dependency]:
+    """Calls that must come first, only when the task creates or acts on something
+    (``trails``: the primaries' trails, already read).
+
+    Reading, listing, updating or deleting takes the id the developer already has; a create
+    or action call is where a required id must come from another call.
+    """
+    task = lookup.intent.kinds[0] if lookup.intent.kinds else primary[0].kind if primary else ""
+    if task not in PREREQUISITE_KINDS:
+        return []
+    kept: dict[tuple[str, str], list[Dependency]] = {}
+    for dep in parts.graph.prerequisites(scope.project, primary, trails):
+        kept.setdefault((dep.endpoint.key, dep.parameter), []).append(dep)
+    out: list[Dependency] = []
+    for group in kept.values():
+        # The call that creates the needed thing first, then one way to look it up.
+        group.sort(key=lambda d: (d.provider.kind != "create", d.provider.deprecated))
+        out += group[:PROVIDERS_PER_PARAMETER]
+    return out
+
+
+def endpoint_details(
+    store: KnowledgeGraphStore,
+    project: str,
+    lookup: GraphLookup,
+    known: Mapping[str, EndpointDetail | None] | None = None,
+) -> dict[str, EndpointDetail]:
+    """The details of the lookup's primary endpoints and of the calls that come first
+    (``known``: those already read)."""
+    keys = [p.key for p in lookup.primary] + [d.provider.key for d in lookup.prerequisites]
+    details: dict[str, EndpointDetail] = {}
+    for key in dict.fromkeys(keys):
+        detail = _endpoint(store, project, key, known or {})
+        if detail is not None:
+            details[key] = detail
+    return details
+
+
+def _endpoint(
+    store: KnowledgeGraphStore, project: str, key: str,
+    known: Mapping[str, EndpointDetail | None],
+) -> EndpointDetail | None:  # fmt: skip
+    return known[key] if key in known else store.get_endpoint(project, key)
+
+
+def described(
+    store: KnowledgeGraphStore, scope: Scope, passages: list[Document]
+) -> list[EndpointRef]:
+    """Endpoints linked (DESCRIBES) from the sections the passages come from."""
+    wanted = {(d.metadata.get("source"), d.metadata.get("anchor") or "") for d in passages}
+    if not wanted:
+        return []
+    out: dict[str, EndpointRef] = {}
+    for node in store.nodes(scope.project, "DocSection"):
+        if (node.props.get("source"), node.props.get("anchor") or "") not in wanted:
+            continue
+        hood = store.neighbourhood(scope.project, node.key, depth=1)
+        for edge in hood.edges:
+            if edge.type == "DESCRIBES" and edge.src == node.key and edge.dst not in out:
+                detail = store.get_endpoint(scope.project, edge.dst)
+                if detail is not None and (scope.api is None or detail.endpoint.api == scope.api):
+                    out[edge.dst] = detail.endpoint
+    return list(out.values())
+
+
+def endpoints_from_cards(documents: list[Document]) -> list[EndpointRef]:
+    """Endpoint references from the endpoint cards among vector hits, in rank order, unique."""
+    found: dict[str, EndpointRef] = {}
+    for doc in documents:
+        meta = doc.metadata
+        if meta.get("kind") != "endpoint":
+            continue
+        signature = f"{meta.get('method')} {meta.get('path')}"
+        key = f"{meta.get('api')}/endpoint/{signature}"
+        found.setdefault(
+            key,
+            EndpointRef(
+                key=key,
+                api=str(meta.get("api", "")),
+                method=str(meta.get("method", "")),
+                path=str(meta.get("path", "")),
+                operation_id=str(meta.get("operation_id", "")),
+                summary=str(meta.get("summary", "")),
+                deprecated=bool(meta.get("deprecated", False)),
+                source=str(meta.get("source", "")),
+                pointer=str(meta.get("pointer", "")),
+            ),
+        )
+    return list(found.values())

@@ -1,2 +1,3 @@
-"""Retrieval: lexical (BM25), dense (vector stores, embeddings), their fusion, and the
-knowledge-graph lookup with the question analysis it rests on."""
+"""Retrieval: lexical (BM25), dense (vector stores), their fusion, and the knowledge-graph
+lookup. The model runtime they embed with is :mod:`apiatlas.rag.runtime`; the question
+analysis they rest on is :mod:`apiatlas.rag.question`."""

@@ -22,7 +22,7 @@ from langchain_core.vectorstores import VectorStore
 
 from apiatlas.config import Settings
 from apiatlas.errors import ConfigError, StoreError, UsageError
-from apiatlas.rag.retrieval.embeddings import model_id
+from apiatlas.rag.runtime.embeddings import model_id
 from apiatlas.rag.retrieval.index_stats import IndexStats
 
 if TYPE_CHECKING:

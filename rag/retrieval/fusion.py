@@ -25,7 +25,7 @@ from apiatlas.errors import StoreError, UsageError
 from apiatlas.rag.retrieval.lexical import BM25Retriever
 from apiatlas.rag.retrieval.dense import load_card_vectors, load_corpus, scope_filter
 from apiatlas.rag.retrieval.snapshot import CorpusCache
-from apiatlas.rag.retrieval.threads import one_blas_thread
+from apiatlas.rag.runtime.threads import one_blas_thread
 
 Strategy = Literal["bm25", "dense", "hybrid"]
 

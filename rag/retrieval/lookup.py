@@ -6,7 +6,7 @@ from pydantic import BaseModel, Field
 
 from apiatlas.graph.model import Dependency, EndpointRef
 from apiatlas.rag.retrieval.resource_matcher import ResourceMatch
-from apiatlas.rag.retrieval.intent import Intent
+from apiatlas.rag.question.intent import Intent
 
 
 class GraphLookup(BaseModel):

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from apiatlas.graph.model import ResourceInfo
 from apiatlas.graph.words import singular, split_words
-from apiatlas.rag.retrieval.embeddings import unit_rows
+from apiatlas.rag.runtime.embeddings import unit_rows
 
 # Calibrated with all-MiniLM-L6-v2 against the sample API's resource names and aliases
 # (carrier, location, quote, shipment, tracking event, webhook + their prose aliases), cosine of

@@ -26,7 +26,7 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.files import load_or_build, revision_file, write_atomic
 from apiatlas.rag.retrieval.dense import card_vectors
-from apiatlas.rag.retrieval.embeddings import model_id, unit_rows
+from apiatlas.rag.runtime.embeddings import model_id, unit_rows
 from apiatlas.rag.retrieval.lexical import LexicalIndex, document_tokens
 from apiatlas.rag.retrieval.topk import top_positions
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from apiatlas.notebooks_strip import main, strip, strip_file, unstripped_cells
+from tools.notebooks_strip import main, strip, strip_file, unstripped_cells
 
 
 def _notebook(*, executed: bool) -> dict[str, object]:
@@ -69,7 +69,7 @@ def test_check_fails_naming_the_cells_and_the_command(
     assert main(["--check", str(dirty), str(clean)]) == 1
     err = capsys.readouterr().err
     assert f"{dirty}: cell say: outputs" in err and "clean.ipynb" not in err
-    assert "python -m apiatlas.notebooks_strip" in err
+    assert "python tools/notebooks_strip.py" in err
     assert dirty.read_bytes() == before  # a check changes nothing
     assert main(["--check", str(clean)]) == 0
 

@@ -10,7 +10,7 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.sample import sample_spec_path
 

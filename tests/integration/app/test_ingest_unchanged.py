@@ -116,7 +116,7 @@ def test_an_ingest_stopped_while_writing_leaves_no_record(
 def test_another_embedding_model_means_a_full_ingest(
     atlas: ApiAtlas, sample_home: SampleHome, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from apiatlas.rag.retrieval import onnx_minilm
+    from apiatlas.rag.runtime import onnx_minilm
 
     assert _ingest(atlas, sample_home.sample).unchanged
     # Other weights installed for the local model: the record no longer vouches for the vectors.

@@ -23,7 +23,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-from apiatlas.notebooks_strip import STRIP_COMMAND, unstripped_cells
+from tools.notebooks_strip import STRIP_COMMAND, unstripped_cells
 
 NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
 NAMES = (

@@ -122,7 +122,7 @@ def test_train_encoder_runs_and_exports_a_model_the_product_can_load(
     mined: Path, tmp_path: Path
 ) -> None:
     from apiatlas.evals.encoder import export, train
-    from apiatlas.rag.retrieval import onnx_minilm
+    from apiatlas.rag.runtime import onnx_minilm
 
     out = tmp_path / "encoder"
     record = train.train(onnx_minilm.base_model_dir(), [mined / "pairs.jsonl.gz"], out, seed=1,

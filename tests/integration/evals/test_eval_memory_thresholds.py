@@ -14,7 +14,7 @@ from pathlib import Path
 
 from apiatlas.config import Settings
 from apiatlas.evals.runner import run_eval
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 
 DATASET = Path(__file__).resolve().parents[3] / "evals" / "datasets" / "dev" / "sample-memory.yaml"
 
@@ -24,7 +24,7 @@ DATASET = Path(__file__).resolve().parents[3] / "evals" / "datasets" / "dev" / "
 # the packaged MiniLM; controls ctl-01 and ctl-02 cite a memory about a prerequisite or a
 # forbidden listing of the endpoint they present), top1 0.94 (expected endpoints only); minus a
 # 0.03 margin. Abstention has no floor: it measures 0 of the two unanswerable cases since the
-# adapter (it was 0.50 before; evals/README.md).
+# adapter (it was 0.50 before; CHANGELOG.md).
 FLOORS = {"memory_precedence": 0.8589, "top1": 0.9144}
 
 

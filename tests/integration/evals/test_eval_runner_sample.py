@@ -23,7 +23,7 @@ from apiatlas.errors import UsageError
 from apiatlas.evals.metrics import METRIC_KEYS
 from apiatlas.evals.runner import CitationChecker, run_eval
 from apiatlas.evals.strategies import STRATEGIES
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.answer.result import Citation
 from apiatlas.sample import write_sample_api
 

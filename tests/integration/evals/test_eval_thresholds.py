@@ -13,7 +13,7 @@ import pytest
 
 from apiatlas.config import Settings
 from apiatlas.evals.runner import run_eval
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 
 DATASETS = Path(__file__).resolve().parents[3] / "evals" / "datasets"
 MARGIN = 0.03

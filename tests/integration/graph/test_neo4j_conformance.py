@@ -8,14 +8,10 @@ import pytest
 
 from apiatlas.config import Settings
 from apiatlas.graph.neo4j.store import Neo4jGraphStore
-from tests.integration.graph.async_conformance import AsyncStoreConformance
-from tests.integration.graph.conformance import StoreConformance
-
-# Every project name the conformance tests write to.
-PROJECTS = ("proj", "a", "b")
+from apiatlas.graph.testing import PROJECTS, GraphStoreTests
 
 
-class TestNeo4jGraphStore(StoreConformance, AsyncStoreConformance):
+class TestNeo4jGraphStore(GraphStoreTests):
     """Runs every conformance test against an emptied Neo4j database."""
 
     @pytest.fixture

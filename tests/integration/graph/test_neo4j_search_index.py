@@ -15,7 +15,7 @@ from apiatlas.config import Settings
 from apiatlas.graph.neo4j import queries as q
 from apiatlas.graph.build.ingest import ingest_graph
 from apiatlas.graph.neo4j.store import Neo4jGraphStore
-from tests.integration.graph.graph_fixtures import shipping_guide, shipping_spec
+from apiatlas.graph.testing.fixtures import shipping_guide, shipping_spec
 
 P, OTHER = "search-index", "search-index-other"
 READ_SHIPMENT = "ship/endpoint/GET /v2/shipments/{shipment_id}"

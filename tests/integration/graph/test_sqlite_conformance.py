@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 from apiatlas.graph.sqlite.store import SqliteGraphStore
-from tests.integration.graph.async_conformance import AsyncStoreConformance
-from tests.integration.graph.conformance import StoreConformance
+from apiatlas.graph.testing import GraphStoreTests
 
 
-class TestSqliteGraphStore(StoreConformance, AsyncStoreConformance):
+class TestSqliteGraphStore(GraphStoreTests):
     """Runs every conformance test against a fresh SQLite file."""
 
     @pytest.fixture

@@ -11,7 +11,7 @@ from apiatlas.errors import ConfigError
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.models import DocPage, DocSection
 from apiatlas.loaders.splitting import TokenSplitter, section_documents
-from apiatlas.rag.retrieval.embeddings import local_tokenizer
+from apiatlas.rag.runtime.embeddings import local_tokenizer
 
 
 @pytest.fixture(scope="module")

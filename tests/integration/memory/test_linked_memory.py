@@ -19,11 +19,11 @@ from apiatlas.graph.build.ingest import ingest_graph
 from apiatlas.graph.neo4j.store import Neo4jGraphStore
 from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.graph.store import KnowledgeGraphStore
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.memory.links import LinkedMemory
 from apiatlas.rag.memory.model import Memory
-from tests.integration.graph.graph_fixtures import shipping_spec
+from apiatlas.graph.testing.fixtures import shipping_spec
 from tests.clock import Clock
 
 P = "linked-memory"

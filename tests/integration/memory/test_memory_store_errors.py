@@ -9,7 +9,7 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
 from apiatlas.errors import ConfigError, StoreError
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.memory.backends import open_memory_store
 
 

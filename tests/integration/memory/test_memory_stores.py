@@ -20,7 +20,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
 from apiatlas.config import Settings
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.memory import ProjectMemory
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.retrieval.pgvector import libpq_conninfo

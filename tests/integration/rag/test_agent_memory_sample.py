@@ -16,7 +16,7 @@ from apiatlas.cli import main
 from apiatlas.config import Settings
 from apiatlas.rag.agent.graph import build_agent, run_agent
 from apiatlas.rag.agent.context import AgentContext
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.memory.links import LinkedMemory
 from apiatlas.rag.answer.result import AnswerResult

@@ -23,7 +23,7 @@ from apiatlas.loaders.openapi import load_openapi
 from apiatlas.loaders.splitting import TokenSplitter, section_documents
 from apiatlas.rag.agent.graph import arun_agent, build_agent, run_agent
 from apiatlas.rag.agent.context import AgentContext
-from apiatlas.rag.retrieval.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
+from apiatlas.rag.runtime.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
 from apiatlas.rag.retrieval.fusion import HybridRetriever
 from apiatlas.rag.answer.result import AnswerResult, Citation
 from apiatlas.rag.retrieval.dense import VectorIndex, open_vector_store
@@ -32,7 +32,7 @@ from apiatlas.sample import sample_guides_dir, sample_spec_path
 CTX = AgentContext(project="sample")
 # Built without a memory store: the memory node runs first and says so.
 NO_MEMORY = ["memory", "memory: none"]
-FULL_ROUTE = [*NO_MEMORY, "analyse", "knowledge_graph", "vector_fallback", "compose"]
+FULL_ROUTE = [*NO_MEMORY, "analyse", "knowledge_graph", "rank", "compose"]
 NODES = {r for r in FULL_ROUTE if ":" not in r}
 
 

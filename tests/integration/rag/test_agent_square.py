@@ -14,7 +14,7 @@ from apiatlas.config import Settings
 from apiatlas.evals.runner import run_eval
 from apiatlas.rag.agent.graph import run_agent
 from apiatlas.rag.agent.context import AgentContext
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 
 pytestmark = pytest.mark.shared_data
 CTX = AgentContext(project="square")

@@ -10,8 +10,8 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
-from apiatlas.rag.retrieval.embedding_cache import SqliteByteStore, cached_embeddings
-from apiatlas.rag.retrieval.embeddings import load_embeddings, model_id
+from apiatlas.rag.runtime.embedding_cache import SqliteByteStore, cached_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings, model_id
 from apiatlas.sample import write_sample_api
 
 

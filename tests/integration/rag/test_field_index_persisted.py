@@ -12,7 +12,7 @@ from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
 from apiatlas.rag.ranking import pipeline
 from apiatlas.rag.ranking.fields import FieldIndex, build_field_index
-from apiatlas.rag.retrieval.vocabulary import Vocabulary
+from apiatlas.rag.question.vocabulary import Vocabulary
 from apiatlas.sample import write_sample_api
 
 

@@ -12,7 +12,7 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.config import Settings
 from tests.integration.rag.endpoint_cards import card
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.retrieval.fusion import HybridRetriever
 from apiatlas.rag.retrieval.pgvector import open_pg_vector_store, pg_engine, record_manager_url
 from apiatlas.rag.retrieval.dense import VectorIndex, open_vector_store

@@ -14,7 +14,7 @@ from apiatlas.graph.model import Node, NodeLabel, ResourceInfo
 from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.loaders.docs import load_docs
 from apiatlas.loaders.openapi import load_openapi
-from apiatlas.rag.retrieval.embeddings import load_embeddings
+from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.sample import sample_guides_dir, sample_spec_path, write_sample_api
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from apiatlas.config import Settings
-from apiatlas.rag.retrieval.embeddings import QueryCachedEmbeddings, load_embeddings
+from apiatlas.rag.runtime.embeddings import QueryCachedEmbeddings, load_embeddings
 
 
 def test_the_local_model_embeds_a_text_alike_as_query_and_as_document() -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from apiatlas.rag.retrieval import onnx_minilm
-from apiatlas.rag.retrieval.embeddings import torch_embeddings
+from apiatlas.rag.runtime import onnx_minilm
+from apiatlas.rag.runtime.embeddings import torch_embeddings
 
 TEXTS = [
     "What endpoints can I use to create a location?",
@@ -69,7 +69,7 @@ def test_export_fuses_each_layer_into_onnx_runtime_operators(exported: Path, whi
 def test_a_question_in_a_fresh_process_never_imports_torch(tmp_path: Path) -> None:
     code = (
         "import sys\n"
-        "from apiatlas.rag.retrieval import onnx_minilm\n"
+        "from apiatlas.rag.runtime import onnx_minilm\n"
         "e = onnx_minilm.OnnxEmbeddings(onnx_minilm.onnx_path(), onnx_minilm.model_dir())\n"
         "assert len(e.embed_query('create a location')) == 384\n"
         "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') "

@@ -18,7 +18,7 @@ from apiatlas.config import Settings
 from tests.integration.rag.endpoint_cards import cards as cards_of
 from tests.integration.rag.endpoint_cards import check_card_vectors
 from apiatlas.errors import ConfigError, StoreError
-from apiatlas.rag.retrieval.embeddings import LOCAL_DIMENSIONS, load_embeddings
+from apiatlas.rag.runtime.embeddings import LOCAL_DIMENSIONS, load_embeddings
 from apiatlas.rag.retrieval.fusion import HybridRetriever
 from apiatlas.rag.retrieval.pgvector import (
     IterativeHNSWQueryOptions,

@@ -15,7 +15,7 @@ from tests.integration.rag.endpoint_cards import cards as cards_of
 from tests.integration.rag.endpoint_cards import check_card_vectors
 from apiatlas.errors import UsageError
 from apiatlas.extras import MissingExtraError
-from apiatlas.rag.retrieval.embeddings import (
+from apiatlas.rag.runtime.embeddings import (
     LOCAL_DIMENSIONS,
     LOCAL_MAX_TOKENS,
     load_embeddings,

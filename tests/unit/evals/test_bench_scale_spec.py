@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from apiatlas.evals.bench_scale import questions, synthetic_spec
+from apiatlas.evals.bench.scale import questions, synthetic_spec
 from apiatlas.loaders.openapi import load_openapi
 
 

@@ -9,10 +9,10 @@ import pytest
 
 from apiatlas.errors import UsageError
 from apiatlas.evals.dataset import Case
+from apiatlas.evals.adapter_fit import card_top1
 from apiatlas.evals.train import (
     Example,
     answer_threshold,
-    card_top1,
     dev_datasets,
     fit_linear,
     labels,

@@ -12,7 +12,7 @@ import pytest
 
 from apiatlas.graph.neo4j import queries as q
 from apiatlas.graph.neo4j.reads import INT64_MAX, search
-from apiatlas.graph.neo4j.search import Fts5Tokenizer, bm25_idfs, bm25_score
+from apiatlas.graph.fts import Fts5Tokenizer, bm25_idfs, bm25_score
 
 
 def _found(lengths: list[int], cut: float | None) -> dict[str, Any]:

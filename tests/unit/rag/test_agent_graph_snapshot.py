@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from apiatlas.graph.model import EndpointRef
 from apiatlas.rag.agent.graph import build_state_graph, route_after_graph
 from apiatlas.rag.agent.context import AgentContext
-from apiatlas.rag.retrieval.intent import analyse_question
+from apiatlas.rag.question.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.agent.state import AgentState
 
@@ -23,12 +23,12 @@ class _TopologyOnly:
     def analyse(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         return {}
 
-    async def avector_fallback(
+    async def arank(
         self, state: AgentState, runtime: Runtime[AgentContext]
     ) -> dict[str, Any]:
         return {}
 
-    memory = knowledge_graph = vector_fallback = compose = analyse
+    memory = knowledge_graph = rank = compose = analyse
 
 
 def test_mermaid_matches_snapshot() -> None:
@@ -46,6 +46,6 @@ def _state(question: str, found: bool) -> AgentState:
 
 def test_router_skips_vectors_only_for_explicit_endpoints_the_graph_found() -> None:
     assert route_after_graph(_state("What does POST /v2/locations need?", True)) == "compose"
-    assert route_after_graph(_state("What does POST /v9/nothing need?", False)) == "vector_fallback"
-    assert route_after_graph(_state("create a location", True)) == "vector_fallback"
-    assert route_after_graph(_state("How do I verify signatures?", False)) == "vector_fallback"
+    assert route_after_graph(_state("What does POST /v9/nothing need?", False)) == "rank"
+    assert route_after_graph(_state("create a location", True)) == "rank"
+    assert route_after_graph(_state("How do I verify signatures?", False)) == "rank"

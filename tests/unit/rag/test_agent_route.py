@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from apiatlas.graph.model import EndpointRef
 from apiatlas.rag.agent.graph import route_after_graph
-from apiatlas.rag.retrieval.intent import analyse_question
+from apiatlas.rag.question.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
 
 CREATE = EndpointRef(key="a/endpoint/POST /v2/quotes", api="a", method="POST", path="/v2/quotes",
@@ -28,9 +28,9 @@ def test_a_word_that_only_looks_like_an_operation_id_goes_through_the_ranking() 
     # "DocuSign" reads like an operation id, but no endpoint is called that.
     question = "Can DocuSign translate my contract into Spanish?"
     assert analyse_question(question).explicit
-    assert route(question, LIST) == "vector_fallback"
+    assert route(question, LIST) == "rank"
 
 
 def test_no_explicit_mention_or_nothing_found_goes_through_the_ranking() -> None:
-    assert route("How do I create a quote?", CREATE) == "vector_fallback"
-    assert route("What does POST /v2/quotes need?") == "vector_fallback"
+    assert route("How do I create a quote?", CREATE) == "rank"
+    assert route("What does POST /v2/quotes need?") == "rank"

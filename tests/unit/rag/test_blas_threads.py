@@ -10,7 +10,7 @@ import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from apiatlas.rag.agent.graph import _timed
-from apiatlas.rag.retrieval import threads
+from apiatlas.rag.runtime import threads
 
 assert np.ones(2) @ np.ones(2) == 2.0  # numpy's BLAS is loaded before the controller looks
 

@@ -15,7 +15,7 @@ from apiatlas.graph.model import (
     ParameterRef,
 )
 from apiatlas.rag.answer.composer import compose_answer
-from apiatlas.rag.retrieval.intent import analyse_question
+from apiatlas.rag.question.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
 
 SPEC = "/specs/logistics.yaml"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from apiatlas.graph.model import ResourceInfo
-from apiatlas.rag.retrieval.intent import analyse_question
+from apiatlas.rag.question.intent import analyse_question
 from apiatlas.rag.retrieval.resource_matcher import ResourceMatcher
 
 

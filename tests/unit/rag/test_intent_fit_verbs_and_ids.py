@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from apiatlas.graph.model import EndpointRef
-from apiatlas.rag.retrieval.intent import analyse_question
-from apiatlas.rag.retrieval.graph import intent_fit
+from apiatlas.rag.question.intent import analyse_question
+from apiatlas.rag.retrieval.endpoint_fit import intent_fit
 
 
 def _ref(method: str, path: str, kind: str, operation_id: str, summary: str) -> EndpointRef:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apiatlas.rag.retrieval.intent import analyse_question, normalise_path
+from apiatlas.rag.question.intent import analyse_question, normalise_path
 
 
 @pytest.mark.parametrize(

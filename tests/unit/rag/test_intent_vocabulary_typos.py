@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from apiatlas.graph.lexicon import VERB_WORDS
-from apiatlas.rag.retrieval.intent import analyse_question
-from apiatlas.rag.retrieval.vocabulary import Vocabulary, edit_distance
+from apiatlas.rag.question.intent import analyse_question
+from apiatlas.rag.question.vocabulary import Vocabulary, edit_distance
 
 VOCAB = Vocabulary(["shipment", "shipments", "location", "webhook", "carrier", "cancel", "id"])
 

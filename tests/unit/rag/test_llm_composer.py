@@ -28,7 +28,7 @@ from apiatlas.rag.answer.llm import (
     parse_answer,
 )
 from apiatlas.rag.answer.result import AnswerEndpoint, AnswerMemory, AnswerResult, Citation
-from apiatlas.rag.retrieval.intent import analyse_question
+from apiatlas.rag.question.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
 
 SPEC = "/specs/freight.yaml"

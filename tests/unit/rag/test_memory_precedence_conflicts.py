@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from apiatlas.graph.model import Dependency, EndpointRef
 from apiatlas.rag.answer.citations import CitationRegistry
-from apiatlas.rag.retrieval.intent import analyse_question
+from apiatlas.rag.question.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.memory.answer import endpoint_notes, lead_lines
 from apiatlas.rag.memory.model import Matched, Memory, MemoryHit, MemoryKind, parse_ref

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from apiatlas.graph.model import Dependency, EndpointRef, ResourceInfo
-from apiatlas.rag.retrieval.intent import analyse_question
+from apiatlas.rag.question.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
-from apiatlas.rag.retrieval.graph import ResourceMatch
+from apiatlas.rag.retrieval.resource_matcher import ResourceMatch
 from apiatlas.rag.memory.model import Matched, Memory, MemoryHit, MemoryKind, parse_ref
 from apiatlas.rag.memory.precedence import MemoryView, apply_precedence
 from apiatlas.rag.memory.relevance import (

@@ -6,7 +6,7 @@ import threading
 
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from apiatlas.rag.retrieval.embeddings import QueryCachedEmbeddings
+from apiatlas.rag.runtime.embeddings import QueryCachedEmbeddings
 
 
 class CountingModel(DeterministicFakeEmbedding):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apiatlas.rag.retrieval.onnx_minilm import token_batches
+from apiatlas.rag.runtime.onnx_minilm import token_batches
 
 
 def test_batches_pack_sorted_lengths_up_to_the_budget() -> None:
@@ -25,7 +25,7 @@ def test_short_texts_share_a_run_and_no_texts_mean_no_runs() -> None:
 def test_the_tokenizer_pads_nothing_so_a_short_question_runs_short() -> None:
     # The model's tokenizer.json pads every text to 128 tokens; a run padded that far costs a
     # one-line question 5-6x its own length's time.
-    from apiatlas.rag.retrieval.onnx_minilm import MAX_TOKENS, tokenizer
+    from apiatlas.rag.runtime.onnx_minilm import MAX_TOKENS, tokenizer
 
     found = tokenizer()
     assert found.encode("list customers").tokens == ["[CLS]", "list", "customers", "[SEP]"]

@@ -11,7 +11,7 @@ import pytest
 
 from apiatlas.rag.ranking.adapter import QueryAdapter
 from apiatlas.rag.ranking.model import ARTIFACT, load_model
-from apiatlas.rag.retrieval import onnx_minilm
+from apiatlas.rag.runtime import onnx_minilm
 from tests.unit.rag.ranking.test_ranker_model import MODEL
 
 

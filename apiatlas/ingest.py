@@ -1,0 +1,336 @@
+"""The ingest pipeline: named steps from spec and doc locations to a project's stores.
+
+:meth:`ApiAtlas.ingest <apiatlas.atlas.ApiAtlas.ingest>` wires the stores and calls :func:`run`,
+which skips an ingest whose inputs are as the last one left them and otherwise takes the steps in
+order:
+
+1. :func:`load` reads and validates every input (specs, doc pages, crawled sites): nothing is
+   written before all of them are read, so a broken input leaves the stores as they were;
+2. :func:`prepare` turns them into documents: endpoint cards and guide chunks, each tagged with
+   the location it came from (the unit of vector cleanup);
+3. :func:`index` embeds and indexes the documents (LangChain's indexing API);
+4. :func:`build_graph` writes the knowledge graph;
+5. :func:`derive` builds what questions read of each graph revision (the corpus snapshot, the
+   ranker's field index, the graph retriever's caches), so that no question pays for them;
+6. :func:`record` vouches for the inputs in the manifest, for the next unchanged ingest.
+
+The loaders and the graph builder are imported inside the steps: a process that only asks
+questions, or re-ingests unchanged files, never pays for them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import perf_counter
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+from apiatlas.collector import collector_paused
+from apiatlas.config import Settings
+from apiatlas.graph.model import ChangeSummary
+from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.loaders.models import ApiSpec, DocPage, LoadWarning
+from apiatlas.manifest import IngestRecord, Manifest, file_hashes, inputs_key, listing
+from apiatlas.rag.retrieval.index_stats import IndexStats
+
+if TYPE_CHECKING:
+    from langchain_core.documents import Document
+    from langchain_core.embeddings import Embeddings
+
+    from apiatlas.atlas import ApiAtlas
+    from apiatlas.loaders.crawl import CrawlLimits
+    from apiatlas.loaders.fetch import FetchPolicy
+    from apiatlas.loaders.splitting import TokenSplitter
+    from apiatlas.rag.ranking.pipeline import FieldIndexCache
+    from apiatlas.rag.retrieval.dense import VectorIndex
+    from apiatlas.rag.retrieval.fusion import HybridRetriever
+    from apiatlas.rag.retrieval.snapshot import CorpusCache
+
+ProgressCallback = Callable[[str, int, int], None]
+"""Called as ``(stage, done, total)`` while ingesting."""
+
+
+class IngestReport(BaseModel):
+    """What one ingest loaded and changed."""
+
+    project: str
+    apis: list[str] = Field(default_factory=list)
+    endpoints: int = 0
+    doc_pages: int = 0
+    doc_chunks: int = 0
+    cards: int = 0
+    graph: ChangeSummary = Field(default_factory=ChangeSummary)
+    vectors: IndexStats | None = None
+    warnings: list[LoadWarning] = Field(default_factory=list)
+    seconds: dict[str, float] = Field(default_factory=dict)
+    unchanged: bool = False
+    """Every input file was as the project's last ingest of them left it, so nothing was read
+    again: the counts and warnings are that ingest's, and nothing was added or changed."""
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What one ingest reads.
+
+    Attributes:
+        openapi: Spec locations (files, folders, URLs).
+        docs: Documentation locations (files, folders, URLs, sitemaps).
+        crawl: Documentation sites to crawl, each one docs set.
+        api: The API name to give a single spec (else its title).
+        fetch_policy: What URLs may be fetched.
+        crawl_limits: How far a crawl goes.
+    """
+
+    openapi: Sequence[str | Path] = ()
+    docs: Sequence[str | Path] = ()
+    crawl: Sequence[str] = ()
+    api: str | None = None
+    fetch_policy: FetchPolicy | None = None
+    crawl_limits: CrawlLimits | None = None
+
+    @property
+    def locations(self) -> list[str | Path]:
+        """The spec and doc locations (a crawl is never vouched for)."""
+        return [*self.openapi, *self.docs]
+
+
+@dataclass
+class Loaded:
+    """Every input, read and validated: the specs, the doc pages by docs set, and what the
+    crawls skipped."""
+
+    specs: list[ApiSpec] = field(default_factory=list)
+    pages: dict[str, list[DocPage]] = field(default_factory=dict)
+    crawl_warnings: list[LoadWarning] = field(default_factory=list)
+
+    @property
+    def sources(self) -> list[str]:
+        """The locations the vector store groups documents by."""
+        return [spec.source for spec in self.specs] + list(self.pages)
+
+
+@dataclass
+class Prepared:
+    """The documents to index: compacted endpoint cards, then guide chunks."""
+
+    documents: list[Document]
+    cards: int
+    chunks: int
+
+
+def _silent(stage: str, done: int, total: int) -> None:
+    return None
+
+
+def run(atlas: ApiAtlas, sources: Sources, project: str,
+        progress: ProgressCallback | None = None) -> IngestReport:
+    """Ingest ``sources`` into ``project`` of ``atlas``'s stores (the steps in order)."""
+    notify = progress or _silent
+    started = perf_counter()
+    manifest = atlas.manifest
+    key = None if sources.crawl or manifest is None else inputs_key(
+        sources.openapi, sources.docs, settings_key(atlas.settings, sources.api)
+    )
+    if key is not None and manifest is not None:
+        found = manifest.unchanged(project, key, sources.locations, atlas.graph.revision(project))
+        if found is not None:
+            return unchanged_report(found, perf_counter() - started)
+    # The cyclic collector stays off while the ingest builds objects that all live until it
+    # ends (apiatlas.collector).
+    with collector_paused():
+        loaded = load(sources, notify)
+        report = IngestReport(project=project, seconds={"load": perf_counter() - started})
+        prepared = prepare(loaded, project, atlas.splitter)
+        _count(report, loaded, prepared)
+        if manifest is not None:
+            # From here the stores change: an ingest killed on the way must not leave a record
+            # that vouches for them.
+            manifest.forget(project)
+        mark = perf_counter()
+        notify("embed and index", 0, len(prepared.documents))
+        report.vectors = index(atlas.vector_index, prepared, loaded, project)
+        notify("embed and index", len(prepared.documents), len(prepared.documents))
+        report.seconds["vectors"] = perf_counter() - mark
+        mark = perf_counter()
+        notify("knowledge graph", 0, 1)
+        report.graph = build_graph(atlas.graph, loaded, project)
+        notify("knowledge graph", 1, 1)
+        report.seconds["graph"] = perf_counter() - mark
+        atlas.relink_memory(project)  # links follow the new graph
+        mark = perf_counter()
+        notify("ranking index", 0, 1)
+        derive(atlas.graph, project, changed=report.vectors.changed, retriever=atlas.retriever,
+               corpus=atlas.corpus, field_indexes=atlas.field_indexes,
+               embeddings=atlas.document_embeddings)  # fmt: skip
+        notify("ranking index", 1, 1)
+        report.seconds["ranking"] = perf_counter() - mark
+        report.seconds["total"] = perf_counter() - started
+        if key is not None and manifest is not None:
+            record(manifest, atlas.graph, project, key, sources.locations, loaded.specs, report)
+        return report
+
+
+def load(sources: Sources, notify: ProgressCallback = _silent) -> Loaded:
+    """Read and validate every input.
+
+    Raises:
+        LoaderError: A source could not be read (the error names the file, pointer or URL), or
+            a spec location has no endpoint at all (``SpecError``).
+    """
+    from apiatlas.loaders.crawl import crawl as crawl_site
+    from apiatlas.loaders.docs import load_docs
+    from apiatlas.loaders.openapi import load_openapi, require_endpoints
+
+    loaded = Loaded()
+    openapi, docs, crawl = sources.openapi, sources.docs, sources.crawl
+    for i, location in enumerate(openapi):
+        notify("load specs", i, len(openapi))
+        found = load_openapi(location, api=sources.api, fetch_policy=sources.fetch_policy)
+        loaded.specs.extend(require_endpoints(found, location))
+    notify("load specs", len(openapi), len(openapi))
+    for i, location in enumerate(docs):
+        notify("load docs", i, len(docs))
+        pages = load_docs(location, fetch_policy=sources.fetch_policy)
+        loaded.pages[docs_scope_name(location)] = pages
+    notify("load docs", len(docs), len(docs))
+    for i, start in enumerate(crawl):
+        notify("crawl docs", i, len(crawl))
+        crawled = crawl_site(start, sources.fetch_policy, sources.crawl_limits)
+        loaded.pages[f"crawl-{docs_scope_name(crawled.start)}"] = crawled.pages
+        loaded.crawl_warnings.extend(crawled.warnings)
+    if crawl:
+        notify("crawl docs", len(crawl), len(crawl))
+    return loaded
+
+
+def prepare(loaded: Loaded, project: str, splitter: TokenSplitter) -> Prepared:
+    """Endpoint cards (compacted to the card budget) and guide chunks, each tagged with the
+    location it came from."""
+    from apiatlas.loaders.cards import CARD_TOKENS, endpoint_documents
+    from apiatlas.loaders.splitting import section_documents
+
+    cards = [
+        _grouped(card, spec.source)
+        for spec in loaded.specs
+        for card in endpoint_documents(spec, project=project)
+    ]
+    chunks = [
+        _grouped(chunk, scope)
+        for scope, group in loaded.pages.items()
+        for chunk in section_documents(group, project=project, splitter=splitter)
+    ]
+    documents = splitter.compact_documents(cards, max_tokens=CARD_TOKENS) + chunks
+    return Prepared(documents, cards=len(cards), chunks=len(chunks))
+
+
+def index(vector_index: VectorIndex, prepared: Prepared, loaded: Loaded,
+          project: str) -> IndexStats:
+    """Embed and index the documents; those of the loaded locations that are gone are
+    removed."""
+    return vector_index.index(prepared.documents, project=project, sources=loaded.sources)
+
+
+def build_graph(graph: KnowledgeGraphStore, loaded: Loaded, project: str) -> ChangeSummary:
+    """Write the project's knowledge graph from the loaded specs and pages.
+
+    Raises:
+        StoreError: The store failed; the graph is unchanged.
+    """
+    from apiatlas.graph.build.ingest import ingest_graph
+
+    return ingest_graph(graph, project, specs=loaded.specs, docs=loaded.pages)
+
+
+def derive(graph: KnowledgeGraphStore, project: str, *, changed: bool,
+           retriever: HybridRetriever, corpus: CorpusCache, field_indexes: FieldIndexCache,
+           embeddings: Embeddings) -> None:
+    """Build what questions read of the graph's revision, once (a no-op when the revision's
+    files are already on disk). The snapshot first: the ranker's index takes the endpoints'
+    vectors from it. ``changed``: the vectors changed, and the revision may not have moved, so
+    its snapshot is replaced."""
+    from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
+
+    retriever.refresh()
+    if changed:
+        corpus.rebuild(project)
+    else:
+        corpus.get(project)
+    field_indexes.get(graph, project, None)
+    KnowledgeGraphRetriever(
+        store=graph, embeddings=embeddings, derived_dir=field_indexes.folder
+    ).warm(project)
+
+
+def record(manifest: Manifest, graph: KnowledgeGraphStore, project: str, key: str,
+           locations: Sequence[str | Path], specs: Sequence[ApiSpec],
+           report: IngestReport) -> None:
+    """Vouch for the inputs of a finished ingest (their listing and hashes), unless one is a
+    URL or unreadable: then nothing is vouched for."""
+    listed = listing(locations)
+    read = listed + [d for spec in specs for d in spec.documents]
+    read += [str(Path(p).expanduser().resolve()) for p in locations]
+    hashes = file_hashes(dict.fromkeys(p for p in read if Path(p).is_file()))
+    if hashes is None or any("://" in p for p in read):
+        manifest.forget(project)
+        return
+    manifest.save(project, IngestRecord(
+        key=key, listing=listed, files=hashes,
+        revision=graph.revision(project), report=report.model_dump(mode="json"),
+    ))  # fmt: skip
+
+
+def settings_key(settings: Settings, api: str | None) -> list[object]:
+    """What, beside the input files, decides what an ingest stores."""
+    from apiatlas.loaders.cards import CARD_TOKENS
+    from apiatlas.rag.runtime.embeddings import settings_model_id
+
+    s = settings
+    # The model's id, not the OpenAI model setting: it names the OpenAI model when that is
+    # used, the local weights otherwise.
+    return [api, s.graph, s.vectors, s.neo4j_uri, s.neo4j_database, s.embeddings,
+            settings_model_id(s), CARD_TOKENS, bool(s.database_url)]
+
+
+def unchanged_report(found: IngestRecord, seconds: float) -> IngestReport:
+    """The report of an ingest whose inputs were all as the last one (``found``) left them."""
+    report = IngestReport.model_validate(found.report)
+    stored = report.vectors
+    kept = 0 if stored is None else (
+        stored.num_added + stored.num_updated + stored.num_skipped
+    )
+    return report.model_copy(update={
+        "graph": ChangeSummary(),
+        "vectors": IndexStats(num_skipped=kept),
+        "seconds": {"total": seconds},
+        "unchanged": True,
+    })  # fmt: skip
+
+
+def docs_scope_name(location: str | Path) -> str:
+    """A stable, readable scope name for a documentation location (a dir, file or URL)."""
+    text = str(location)
+    if not re.match(r"^https?://", text):
+        text = str(Path(text).resolve())
+    return re.sub(r"[^A-Za-z0-9._/-]+", "-", text).strip("-")
+
+
+def _count(report: IngestReport, loaded: Loaded, prepared: Prepared) -> None:
+    report.apis = [spec.name for spec in loaded.specs]
+    report.endpoints = sum(len(spec.endpoints) for spec in loaded.specs)
+    report.cards = prepared.cards
+    report.doc_pages = sum(len(group) for group in loaded.pages.values())
+    report.doc_chunks = prepared.chunks
+    report.warnings = [w for spec in loaded.specs for w in spec.warnings]
+    report.warnings += loaded.crawl_warnings
+
+
+def _grouped(document: Document, group: str) -> Document:
+    """Tag a document with the ingest location it belongs to, the unit of vector cleanup."""
+    from apiatlas.rag.retrieval.dense import GROUP_KEY
+
+    document.metadata[GROUP_KEY] = group
+    return document

@@ -1,0 +1,195 @@
+"""Project memory in the agent: the memory node that runs first, its router, and the review
+before composing (the memory logic they call lives in :mod:`apiatlas.rag.memory`).
+
+The memory node reads LangGraph's ``runtime.store`` (the store the agent was compiled with) and
+recalls the memories semantically relevant to the question, as they were at ``context.at``. A
+team procedure that matches strongly answers alone: the agent goes straight to composing it, with
+the endpoints it names verified against the graph. Otherwise, before composing, the memories
+linked to the endpoints the answer presents come along too; those about the question or the
+answer's main endpoint are kept (:mod:`apiatlas.rag.memory.relevance`), and the answer is made
+to follow them (:func:`apiatlas.rag.memory.precedence.apply_precedence`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from apiatlas.errors import StoreError
+from apiatlas.graph.model import EndpointDetail, EndpointRef
+from apiatlas.graph.store import LinkedGraphStore
+from apiatlas.config import DEFAULT_PROJECT
+from apiatlas.rag.agent.context import AgentContext, resolve_context
+from apiatlas.rag.retrieval.lookup import GraphLookup
+from apiatlas.rag.memory.answer import memory_answer
+from apiatlas.rag.memory.links import LinkedMemory
+from apiatlas.rag.memory.model import MemoryHit
+from apiatlas.rag.memory.precedence import (
+    MemoryView,
+    TeamMemory,
+    answering_procedure,
+    apply_precedence,
+)
+from apiatlas.rag.memory.relevance import relevant_views
+from apiatlas.rag.memory.stance import classify_stances, named_endpoints
+from apiatlas.rag.memory.store import ProjectMemory
+from apiatlas.rag.answer.result import AnswerResult
+from apiatlas.rag.agent.state import AgentState
+
+NO_MEMORY = "memory: none"
+"""Route note when the agent was built without a memory store."""
+MEMORY_UNAVAILABLE = "memory unavailable"
+MEMORY_UNAVAILABLE_NOTE = (
+    "> **Note:** the project memory could not be read ({reason}), so this answer follows the "
+    "specs and guides alone: your team's decisions and warnings were not checked.\n\n"
+)
+
+
+def route_after_memory(state: AgentState) -> Literal["analyse", "compose"]:
+    """Straight to composing when a team procedure answers the question alone."""
+    return "compose" if state.get("memory_answer") else "analyse"
+
+
+class MemoryStep:
+    """The memory node and the memory review, bound to the knowledge graph they verify against.
+
+    Args:
+        graph: The knowledge-graph store (resolves refs, holds the memory links).
+        default_context: The context of a run that passes none.
+    """
+
+    def __init__(
+        self, graph: LinkedGraphStore, default_context: AgentContext | None = None
+    ) -> None:
+        self.graph = graph
+        self.default_context = default_context or AgentContext(project=DEFAULT_PROJECT)
+
+    def recall(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        """The memory node: the memories relevant to the question, and whether one answers alone.
+
+        A memory store that fails must not take the agent down: the question is answered from
+        the docs, with ``degraded: memory unavailable`` in the route and a note in the answer.
+        """
+        ctx = resolve_context(runtime.context, self.default_context)
+        if runtime.store is None:
+            return {"memories": [], "memory_answer": "", "route": [NO_MEMORY]}
+        memory = ProjectMemory(runtime.store, ctx.project, agent_type=ctx.agent_type)
+        try:
+            hits = memory.recall(state["question"], at=ctx.at)
+        except Exception as e:  # any BaseStore backend failure: answer without memory, say so
+            reason = f"{type(e).__name__}: {e}".splitlines()[0][:200]
+            return {
+                "memories": [],
+                "memory_answer": "",
+                "memory_unavailable": reason,
+                "route": [f"degraded: {MEMORY_UNAVAILABLE}"],
+            }
+        alone = answering_procedure(hits)
+        return {"memories": hits, "memory_answer": alone.memory.id if alone else ""}
+
+    def answer_alone(self, state: AgentState, runtime: Runtime[AgentContext]) -> AnswerResult:
+        """The answer from the team procedure the memory node chose, endpoints verified."""
+        ctx = resolve_context(runtime.context, self.default_context)
+        hit = next(h for h in state["memories"] if h.memory.id == state["memory_answer"])
+        named = named_endpoints(hit.memory)
+        view = self._view(ctx, hit, named)
+        checked = bool(view.resolved) or not named
+        return memory_answer(state["question"], view, named, checked=checked)
+
+    def review(
+        self, state: AgentState, runtime: Runtime[AgentContext]
+    ) -> tuple[GraphLookup, dict[str, EndpointDetail], list[EndpointRef], TeamMemory | None]:
+        """Bring in the memories about the presented endpoints and make the answer follow them.
+
+        Returns:
+            The lookup, details and guide-described endpoints to compose from, and the memories
+            to lead the answer (``None`` when no memory is relevant: the answer is exactly the
+            docs' answer).
+        """
+        ctx = resolve_context(runtime.context, self.default_context)
+        confident = {e.key for e in state["lookup"].primary}
+        # Memory judges everything the answer shows, the ranker's related endpoints included:
+        # a team decision about a related endpoint may bring it to the front.
+        lookup = shown(state["lookup"])
+        details = dict(state.get("details", {}))
+        related = list(state.get("related", []))
+        hits = list(state.get("memories", []))
+        if runtime.store is not None and not (
+            state.get("degraded") or state.get("memory_unavailable")
+        ):
+            hits = _merge(hits, self._linked(runtime, ctx, lookup, related))
+        if not hits:
+            return split_shown(lookup, confident), details, related, None
+        views = [self._view(ctx, hit, hit.memory.endpoint_refs) for hit in hits]
+        views = relevant_views(views, lookup, related)
+        if not views:
+            return split_shown(lookup, confident), details, related, None
+        pool = list(state.get("candidates", []))
+        lookup, team = apply_precedence(
+            views, lookup, pool=pool, k=ctx.k, api=ctx.api, related=related
+        )
+        related = [e for e in related if e.key not in team.avoided]
+        for endpoint in lookup.primary:
+            if endpoint.key not in details and not state.get("degraded"):
+                detail = self.graph.get_endpoint(ctx.project, endpoint.key)
+                if detail is not None:
+                    details[endpoint.key] = detail
+        return split_shown(lookup, confident), details, related, team
+
+    def _linked(
+        self,
+        runtime: Runtime[AgentContext],
+        ctx: AgentContext,
+        lookup: GraphLookup,
+        related: list[EndpointRef],
+    ) -> list[MemoryHit]:
+        keys = [e.key for e in [*lookup.primary, *related]]
+        keys += [d.provider.key for d in lookup.prerequisites]
+        if not keys or runtime.store is None:
+            return []
+        memory = LinkedMemory(
+            runtime.store, ctx.project, graph=self.graph, agent_type=ctx.agent_type
+        )
+        return [MemoryHit(memory=m, matched="ref") for m in memory.about(keys, at=ctx.at)]
+
+    def _view(self, ctx: AgentContext, hit: MemoryHit, refs: Sequence[str]) -> MemoryView:
+        """The memory with its stances, and its endpoint refs looked up in the graph."""
+        view = MemoryView(hit=hit, stances=classify_stances(hit.memory))
+        if not refs:
+            return view
+        try:
+            view.resolved = self.graph.resolve_signatures(ctx.project, list(refs))
+        except StoreError:
+            return view  # the graph is down: refs stay unverified rather than called stale
+        view.missing = [r for r in refs if not view.resolved.get(r)]
+        return view
+
+
+def _merge(semantic: list[MemoryHit], linked: list[MemoryHit]) -> list[MemoryHit]:
+    """Semantic hits in their order, then the linked ones; a memory found both ways is ``both``."""
+    by_id = {h.memory.id: h for h in semantic}
+    for hit in linked:
+        found = by_id.get(hit.memory.id)
+        by_id[hit.memory.id] = (
+            found.model_copy(update={"matched": "both"}) if found is not None else hit
+        )
+    return list(by_id.values())
+
+
+def shown(lookup: GraphLookup) -> GraphLookup:
+    """The lookup with its related endpoints after the primary ones, as one shown list."""
+    if not lookup.related:
+        return lookup
+    return lookup.model_copy(update={"primary": [*lookup.primary, *lookup.related], "related": []})
+
+
+def split_shown(lookup: GraphLookup, confident: set[str]) -> GraphLookup:
+    """Split a shown list back: primary up to the last endpoint the ranker was confident in
+    (anything memory moved before it leads with it), related after it."""
+    shown_list = lookup.primary
+    last = max((i for i, e in enumerate(shown_list) if e.key in confident), default=0)
+    return lookup.model_copy(
+        update={"primary": shown_list[: last + 1], "related": shown_list[last + 1 :]}
+    )

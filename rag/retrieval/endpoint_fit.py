@@ -1,0 +1,123 @@
+"""How well an endpoint fits a question's intent, from the endpoint's own strings: its operation
+kind, the verbs of its name, its HTTP shape, its API version; whether the question names it
+outright; and the live replacement of a deprecated one. The graph retriever scores with these,
+the ranker reads them as features."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from apiatlas.graph.model import EndpointRef
+from apiatlas.graph.words import is_plural, singular, split_words
+from apiatlas.rag.question.intent import Intent, normalise_path
+
+
+_SHAPES: dict[str, tuple[tuple[str, ...], bool | None]] = {
+    # kind -> (methods, ends with a path parameter?)
+    "create": (("POST", "PUT"), False),
+    "list": (("GET",), False),
+    "read": (("GET",), True),
+    "update": (("PUT", "PATCH"), True),
+    "delete": (("DELETE",), None),
+    "search": (("GET", "POST"), None),
+}
+
+
+def intent_fit(ref: EndpointRef, intent: Intent) -> float:
+    """How well an endpoint does what the question asks (0 = not at all, at most 65)."""
+    if not intent.kinds:
+        return 10.0
+    score = 0.0
+    verbs = {w for v in intent.verbs for w in v.split()}
+    verb_named = bool(verbs & _verb_words(ref.path, ref.kind, ref.operation_id, ref.summary))
+    # An action endpoint does one specific thing: "verify" must not pick "send a test event".
+    if ref.kind in intent.kinds and (ref.kind != "action" or verb_named):
+        score += 30.0 - 5.0 * intent.kinds.index(ref.kind)
+    if verb_named:
+        score += 20.0
+    methods, item = _SHAPES.get(intent.kinds[0], ((), None))
+    ends_with_param, collection = _last_segment(ref.path)
+    if ref.method in methods and (item is None or (ends_with_param if item else collection)):
+        # The HTTP shape alone is weak evidence: it only ranks, never qualifies on its own when
+        # the kind itself is known to differ (a POST .../cancel is not a create).
+        score += 15.0 if score or ref.kind in ("action", "") else 0.0
+    return score
+
+
+# The caches below hold what an endpoint's own strings give, the same for every question: a
+# question scores about 70 candidates, mostly the same endpoints question after question.
+_CACHED = 1 << 16
+
+
+@lru_cache(maxsize=_CACHED)
+def _last_segment(path: str) -> tuple[bool, bool]:
+    """Whether ``path`` ends with a parameter, and whether it ends with a plural (a collection)."""
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    ends_with_param = last.startswith("{")
+    words = split_words(last)
+    return ends_with_param, not ends_with_param and bool(words) and is_plural(words[-1])
+
+
+@lru_cache(maxsize=_CACHED)
+def _verb_words(path: str, kind: str, operation_id: str, summary: str) -> frozenset[str]:
+    """Words of an endpoint that may name what it does, without the resource nouns of its path.
+
+    "tracking" in ``/shipments/{id}/tracking-events`` names a thing, not a doing: counting it
+    would make a question about receiving tracking updates pick the call that records them.
+    An action's last segment (``/carriers/{id}/verify``) is its verb and stays.
+    """
+    segments = [s for s in path.lower().strip("/").split("/") if s and not s.startswith("{")]
+    nouns = segments[:-1] if kind == "action" and segments else segments
+    resource_words = words_of(" ".join(nouns))
+    return (words_of(f"{operation_id} {summary}") - resource_words) | (
+        words_of(segments[-1]) if kind == "action" and segments else frozenset()
+    )
+
+
+def version_bias(ref: EndpointRef, intent: Intent) -> float:
+    if not intent.versions:
+        return 0.0
+    segments = ref.path.lower().split("/")
+    if any(v in segments for v in intent.versions):
+        return 20.0
+    return -10.0 if any(s[:1] == "v" and s[1:].isdigit() for s in segments) else 0.0
+
+
+def named_outright(ref: EndpointRef, intent: Intent) -> bool:
+    """Whether the question names ``ref`` by method and path or by its operation id."""
+    path = normalise_path(ref.path)
+    for mention in intent.endpoints:
+        if mention.method and mention.method != ref.method.upper():
+            continue
+        # Tolerate a base prefix on either side (/api/v2/locations vs /v2/locations).
+        if path == mention.path or path.endswith(mention.path) or mention.path.endswith(path):
+            if min(len(path), len(mention.path)) > 1:
+                return True
+    ops = {o.lower() for o in intent.operation_ids}
+    return bool(ref.operation_id) and ref.operation_id.lower() in ops
+
+
+def replacements(primary: list[EndpointRef], pool: list[EndpointRef]) -> dict[str, EndpointRef]:
+    """For each deprecated primary endpoint, a live endpoint of the same kind and resource path."""
+    out: dict[str, EndpointRef] = {}
+    for old in (p for p in primary if p.deprecated):
+        shape = _unversioned(old.path)
+        for new in pool + primary:
+            if not new.deprecated and new.method == old.method and _unversioned(new.path) == shape:
+                out[old.key] = new
+                break
+    return out
+
+
+def _unversioned(path: str) -> str:
+    segments = normalise_path(path).split("/")
+    return "/".join(s for s in segments if not (s[:1] == "v" and s[1:].isdigit()))
+
+
+def endpoint_text(ref: EndpointRef) -> str:
+    return f"{ref.path} {ref.operation_id} {ref.summary} {ref.resource}"
+
+
+@lru_cache(maxsize=_CACHED)
+def words_of(text: str) -> frozenset[str]:
+    return frozenset(singular(w) for w in split_words(text))

@@ -1,0 +1,1 @@
+"""Developer tools run from the repository root; not part of the library, not in the wheel."""
