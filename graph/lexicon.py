@@ -11,7 +11,10 @@
 - :data:`STOP_WORDS`: scikit-learn's English stop-word list, taken from the library rather than
   copied, less the words the two tables above give a meaning.
 
-Everything else the ranking knows about an API's words comes from the API's own text.
+The grammar the question analysis reads a question by (determiners, prepositions, subjects,
+words that ask for an old version) is :mod:`apiatlas.rag.question.lexicon`; plurals and
+identifier words are :mod:`apiatlas.graph.words`. Everything else the ranking knows about an
+API's words comes from the API's own text.
 """
 
 from __future__ import annotations
@@ -92,25 +95,6 @@ STOP_WORDS: frozenset[str] = _library_stop_words() - set(VERBS) - HTTP_WORDS
 """The one stop-word list: scikit-learn's English list, less the verbs (the particles of phrasal
 verbs stay stop words) and HTTP methods above."""
 
-OLD_WORDS: frozenset[str] = frozenset(
-    "deprecated legacy old older previous outdated obsolete".split()
-)
-"""Words that ask for the old version of something."""
-
-# Grammar words the question analysis reads phrases by: where a noun phrase starts, what
-# introduces a qualifier, who acts, and what asks for a single thing by its identifier.
-DETERMINERS: frozenset[str] = frozenset(
-    "a an the our my your their its this that these those some any each every one all no "
-    "given particular specific certain".split()
-)
-PREPOSITIONS: frozenset[str] = frozenset(
-    "with from for of on in at to into onto by under across within via through between "
-    "among per".split()
-)
-SUBJECTS: frozenset[str] = frozenset({"i", "we", "you", "they"})
-ADVERBS: frozenset[str] = frozenset("just still only also already actually really then now first".split())
-WANTING: frozenset[str] = frozenset("want wants need needs how like trying try able".split())
-ID_WORDS: frozenset[str] = frozenset({"id", "identifier"})
 IDENTIFIER_SUFFIXES: frozenset[str] = frozenset({"id", "ids", "sid", "key", "uuid"})
 """Last words of a parameter name that hold an id (``group_id``, ``ServiceSid``, ``file_key``),
 not a value a developer may know outright (``name``, ``namespace``, ``email``)."""

@@ -13,19 +13,15 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from apiatlas.graph.lexicon import (
+from apiatlas.graph.lexicon import META_WORDS, PHRASES, STOP_WORDS, VERBS, verb_kinds
+from apiatlas.rag.question.lexicon import (
     ADVERBS,
     DETERMINERS,
     ID_WORDS,
-    META_WORDS,
     OLD_WORDS,
-    PHRASES,
     PREPOSITIONS,
-    STOP_WORDS,
     SUBJECTS,
-    VERBS,
     WANTING,
-    verb_kinds,
 )
 from apiatlas.graph.model import OperationKindName
 from apiatlas.graph.words import is_plural
