@@ -32,6 +32,22 @@ _PARAMETERS = TypeAdapter(list[ParameterRef])
 _FIELDS = TypeAdapter(list[FieldRef])
 
 
+METHOD_ORDER: tuple[str, ...] = ("GET", "POST", "PUT", "PATCH", "DELETE")
+"""The order in which every store lists the endpoints of one path (any other method last)."""
+
+
+def method_rank(method: str | None) -> int:
+    """``method``'s place in :data:`METHOD_ORDER` (after all of them when it is not there)."""
+    return METHOD_ORDER.index(method) if method in METHOD_ORDER else len(METHOD_ORDER)
+
+
+def method_rank_sql(expression: str) -> str:
+    """:func:`method_rank` of ``expression`` as a ``CASE`` that SQL and Cypher both read (built
+    from constants only, never from user text)."""
+    whens = " ".join(f"WHEN '{m}' THEN {i}" for i, m in enumerate(METHOD_ORDER))
+    return f"CASE {expression} {whens} ELSE {len(METHOD_ORDER)} END"
+
+
 def apply_in_order(
     batches: Sequence[GraphBatch],
     nodes: Callable[[GraphBatch], ChangeSummary],

@@ -40,13 +40,11 @@ from apiatlas.graph.records import (
     apply_in_order,
     endpoint_detail,
     endpoint_ref,
+    method_rank,
     new_revision,
     search_columns,
 )
 from apiatlas.graph.store import LinkedGraphStore
-
-_METHOD_ORDER = {"GET": 0, "POST": 1, "PUT": 2, "PATCH": 3, "DELETE": 4}
-"""How :meth:`find_endpoints` orders the methods of one path (others come last)."""
 
 Props = dict[str, Any]
 
@@ -164,7 +162,7 @@ class InMemoryGraphStore(LinkedGraphStore):
             found = [(k, p) for k, p in g.labelled("Endpoint")
                      if all(v is None or p.get(f) == v for f, v in wanted.items())]  # fmt: skip
         # Stable: endpoints of the same path and method stay in key order, as labelled() gave.
-        found.sort(key=lambda r: (r[1].get("path", ""), _METHOD_ORDER.get(r[1].get("method"), 5)))
+        found.sort(key=lambda r: (r[1].get("path", ""), method_rank(r[1].get("method"))))
         return [endpoint_ref(k, p) for k, p in found[: max(limit, 0)]]
 
     def get_endpoint(self, project: str, key: str) -> EndpointDetail | None:

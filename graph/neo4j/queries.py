@@ -11,6 +11,8 @@ plan made while the database was nearly empty would otherwise scan a whole proje
 
 from __future__ import annotations
 
+from apiatlas.graph.records import method_rank_sql
+
 FULLTEXT_INDEX = "apiatlas_text"
 SEARCH_INDEX_VERSION = 2
 """Bumped whenever the stored search index changes shape; older graphs are rebuilt on open."""
@@ -202,10 +204,7 @@ WHERE ($resource IS NULL OR n.resource = $resource)
   AND ($kind IS NULL OR n.kind = $kind)
   AND ($api IS NULL OR n.api = $api)
 RETURN n.key AS key, {_REF} AS props
-ORDER BY n.path,
-  CASE n.method WHEN 'GET' THEN 0 WHEN 'POST' THEN 1 WHEN 'PUT' THEN 2 WHEN 'PATCH' THEN 3
-    WHEN 'DELETE' THEN 4 ELSE 5 END,
-  n.key
+ORDER BY n.path, {method_rank_sql("n.method")}, n.key
 LIMIT $limit
 """
 

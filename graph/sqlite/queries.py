@@ -6,6 +6,7 @@ All values are bound parameters; nothing here is ever formatted with user text.
 from __future__ import annotations
 
 from apiatlas.graph.fts import WEIGHTS
+from apiatlas.graph.records import method_rank_sql
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS nodes (
@@ -120,17 +121,13 @@ SELECT key, label, props FROM nodes WHERE project = ? AND label = ? AND scope = 
 """
 NODE = "SELECT key, label, props FROM nodes WHERE project = ? AND key = ?"
 
-_FIND_ENDPOINTS = """
+_FIND_ENDPOINTS = f"""
 SELECT key, props FROM nodes
 WHERE project = ? AND label = 'Endpoint'
-  AND {resource}
+  AND {{resource}}
   AND (? IS NULL OR json_extract(props, '$.kind') = ?)
   AND (? IS NULL OR json_extract(props, '$.api') = ?)
-ORDER BY json_extract(props, '$.path'),
-  CASE json_extract(props, '$.method')
-    WHEN 'GET' THEN 0 WHEN 'POST' THEN 1 WHEN 'PUT' THEN 2 WHEN 'PATCH' THEN 3
-    WHEN 'DELETE' THEN 4 ELSE 5 END,
-  key
+ORDER BY json_extract(props, '$.path'), {method_rank_sql("json_extract(props, '$.method')")}, key
 LIMIT ?
 """
 FIND_ENDPOINTS = _FIND_ENDPOINTS.format(resource="1")

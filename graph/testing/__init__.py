@@ -1,8 +1,9 @@
 """The knowledge-graph store conformance suite: the same tests, run against every backend.
 
 Like ``langchain-tests``' standard suites, a backend adopts it in a few lines: a ``Test*`` class
-inherits the test classes of the contracts the store implements and overrides the one ``store``
-fixture to yield an empty store::
+inherits the test classes of the contracts the store implements and defines the one ``store``
+fixture they take, yielding an empty store (the suite defines none: without it pytest reports
+``fixture 'store' not found``)::
 
     import pytest
     from apiatlas.graph.testing import GraphStoreTests

@@ -15,15 +15,14 @@ from apiatlas.graph.testing.base import (
     CREATE_SHIPMENT,
     P,
     READ_SHIPMENT,
-    StoreFixture,
     load,
 )
 
 QUESTIONS = ("what endpoints can I use to create a location?", "tracking event", "hauliers", "")
 
 
-class AsyncKnowledgeGraphStoreTests(StoreFixture):
-    """What every :class:`KnowledgeGraphStore`'s async reads must answer (override ``store``)."""
+class AsyncKnowledgeGraphStoreTests:
+    """What every :class:`KnowledgeGraphStore`'s async reads must answer (the adopter defines the ``store`` fixture)."""
 
     @pytest.mark.asyncio
     async def test_async_reads_answer_like_sync_reads(self, store: KnowledgeGraphStore) -> None:

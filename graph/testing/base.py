@@ -1,11 +1,8 @@
-"""What every test class of the suite shares: the ``store`` fixture to override, the projects
-and keys the tests use, and loading the shipping graph."""
+"""What every test class of the suite shares: the projects and keys the tests use, and loading
+the shipping graph. The tests take a ``store`` fixture that the suite does not define: the
+adopter's is the only one (without it pytest reports ``fixture 'store' not found``)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
-
-import pytest
 
 from apiatlas.graph.build.ingest import ingest_graph
 from apiatlas.graph.store import KnowledgeGraphStore
@@ -19,19 +16,6 @@ CREATE_LOCATION = "ship/endpoint/POST /v2/locations"
 READ_SHIPMENT = "ship/endpoint/GET /v2/shipments/{shipment_id}"
 READ_LOCATION = "ship/endpoint/GET /v2/locations/{location_id}"
 LIST_CARRIERS = "ship/endpoint/GET /v2/carriers"
-
-
-class StoreFixture:
-    """The one fixture an adopter overrides."""
-
-    @pytest.fixture
-    def store(self) -> Iterator[KnowledgeGraphStore]:
-        """Yield an empty store of the backend under test (no node, edge or link in
-        :data:`PROJECTS`), and close it afterwards."""
-        raise NotImplementedError(
-            f"{type(self).__name__} adopts the graph store conformance suite: override its "
-            "`store` fixture to yield an empty store"
-        )
 
 
 def load(store: KnowledgeGraphStore, project: str = P, **spec_kwargs: object) -> None:

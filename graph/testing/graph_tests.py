@@ -16,15 +16,14 @@ from apiatlas.graph.testing.base import (
     CREATE_SHIPMENT,
     P,
     READ_SHIPMENT,
-    StoreFixture,
     load,
     snapshot,
 )
 from apiatlas.graph.testing.fixtures import shipping_guide, shipping_spec
 
 
-class KnowledgeGraphStoreTests(StoreFixture):
-    """What every :class:`KnowledgeGraphStore` must answer (override the ``store`` fixture)."""
+class KnowledgeGraphStoreTests:
+    """What every :class:`KnowledgeGraphStore` must answer (the adopter defines the ``store`` fixture)."""
 
     def test_upsert_makes_everything_queryable(self, store: KnowledgeGraphStore) -> None:
         summary = ingest_graph(store, P, specs=[shipping_spec()], docs={"guide": shipping_guide()})

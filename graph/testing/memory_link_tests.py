@@ -15,15 +15,14 @@ from apiatlas.graph.testing.base import (
     P,
     READ_LOCATION,
     READ_SHIPMENT,
-    StoreFixture,
     load,
     snapshot,
 )
 from apiatlas.graph.testing.fixtures import shipping_guide, shipping_spec
 
 
-class MemoryLinksTests(StoreFixture):
-    """What every store keeping memory links must answer (override the ``store`` fixture)."""
+class MemoryLinksTests:
+    """What every store keeping memory links must answer (the adopter defines the ``store`` fixture)."""
 
     def test_links_reach_endpoints_directly_and_through_their_resource(
         self, store: LinkedGraphStore
