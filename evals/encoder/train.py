@@ -13,7 +13,10 @@ batch (two of its pairs would be each other's false negatives).
 
 Writes ``DIR/model`` (a sentence-transformers folder: weights, tokenizer, pooling config) and
 ``DIR/train.json`` (the recipe, the pairs' sha256, the losses). Runs on the CPU, or on a GPU
-when one is there (``--device cuda``, bf16 autocast); nothing depends on one.
+when one is there (``--device cuda``); nothing depends on one. The forward passes run under
+bfloat16 autocast where the device computes in it natively (a GPU, or a CPU with AVX512-BF16 or
+AMX: 1.4x faster a step than float32 on this project's 2-core machine); the weights and the
+optimizer stay float32.
 """
 
 from __future__ import annotations
@@ -110,7 +113,7 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
     np.random.seed(seed)
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    pairs = read_pairs(files)
+    pairs = read_pairs(files) + read_pairs(list(written)) * written_repeat
     # float32 whatever the checkpoint stores (a float16 copy would train to NaN under AdamW)
     model = AutoModel.from_pretrained(str(base), local_files_only=True,
                                       dtype=torch.float32).to(device).train()
@@ -119,16 +122,18 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
     tokenizer.no_padding()
     plan = _plan(pairs, epochs=epochs, batch=batch, max_steps=max_steps, rng=rng)
     steps = len(plan)
+    half = native_bf16(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, _rate(steps))
     losses: list[float] = []
     started = time.monotonic()
     for step, indices in enumerate(plan):
         chosen = [pairs[i] for i in indices]
-        queries = _encode(model, tokenizer, device, [p["query"] for p in chosen], QUERY_TOKENS)
+        queries = _encode(model, tokenizer, device, [p["query"] for p in chosen], QUERY_TOKENS,
+                          half)
         docs = [p["positive"] for p in chosen]
         docs += [p["negative"] for p in chosen if p.get("negative")]
-        targets = _encode(model, tokenizer, device, docs, DOC_TOKENS)
+        targets = _encode(model, tokenizer, device, docs, DOC_TOKENS, half)
         scores = queries @ targets.T * SCALE
         loss = torch.nn.functional.cross_entropy(
             scores, torch.arange(len(chosen), device=device))
@@ -138,8 +143,8 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
         optimizer.step()
         schedule.step()
         losses.append(float(loss.detach()))
-        if step % 50 == 0 or step == steps - 1:
-            mean = sum(losses[-50:]) / len(losses[-50:])
+        if step % 10 == 0 or step == steps - 1:
+            mean = sum(losses[-10:]) / len(losses[-10:])
             print(f"step {step + 1}/{steps} loss {mean:.4f} "
                   f"{time.monotonic() - started:.0f}s", flush=True)
     _save(model, base, out / "model")
@@ -149,7 +154,8 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
         "pairs_sha256": sha256_files([*files, *written]), "pairs": len(pairs), "seed": seed,
         "epochs": epochs, "batch": batch, "group": GROUP, "lr": lr, "steps": steps,
         "scale": SCALE, "query_tokens": QUERY_TOKENS, "doc_tokens": DOC_TOKENS,
-        "device": device, "torch": torch.__version__, "seconds": round(time.monotonic() - started),
+        "device": device, "autocast": "bfloat16" if half else "off", "torch": torch.__version__,
+        "seconds": round(time.monotonic() - started),
         "loss_first_50": sum(losses[:50]) / max(1, len(losses[:50])),
         "loss_last_50": sum(losses[-50:]) / max(1, len(losses[-50:])),
     }
@@ -183,9 +189,23 @@ def _rate(steps: int) -> Callable[[int], float]:
     return rate
 
 
-def _encode(model: Any, tokenizer: Any, device: str, texts: list[str], limit: int) -> Any:
+def native_bf16(device: str) -> bool:
+    """Whether to run the forward passes under bfloat16 autocast on ``device``: on a GPU (as the
+    shipped run did), and on a CPU whose flags (``/proc/cpuinfo``) name AVX512-BF16 or AMX-BF16
+    (elsewhere bfloat16 is emulated, slower than float32)."""
+    if device != "cpu":
+        return True
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8").split()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def _encode(model: Any, tokenizer: Any, device: str, texts: list[str], limit: int,
+            half: bool) -> Any:
     """Unit mean-pooled vectors of ``texts``, each cut to ``limit`` tokens (its last token
-    kept), with gradients."""
+    kept), with gradients; the forward pass under bfloat16 autocast when ``half``."""
     import torch
 
     encoded = tokenizer.encode_batch(texts)
@@ -197,7 +217,7 @@ def _encode(model: Any, tokenizer: Any, device: str, texts: list[str], limit: in
         ids[row, :len(cut)] = torch.tensor(cut)
         mask[row, :len(cut)] = 1
     ids, mask = ids.to(device), mask.to(device)
-    with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
+    with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=half):
         tokens = model(input_ids=ids, attention_mask=mask,
                        token_type_ids=torch.zeros_like(ids)).last_hidden_state
     weights = mask.unsqueeze(-1).to(tokens.dtype)
