@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from apiatlas.graph.build.kinds import HTTP_WORDS, classify, verb_kind
+from apiatlas.graph.lexicon import STOP_WORDS
 from apiatlas.graph.words import (
     is_param,
     is_version,
@@ -35,10 +36,6 @@ _SCHEMA_SUFFIXES = frozenset(
     {"request", "response", "result", "results", "body", "payload", "input", "output", "dto"}
 )
 _ARTICLES = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
-_STOP = frozenset(
-    {"from", "that", "which", "where", "who", "for", "in", "of", "used", "with", "to", "and",
-     "or", "you", "your", "can", "is", "are", "be", "on", "by", "as", "at", "when"}
-)  # fmt: skip
 _WORD = r"[A-Za-z][\w-]*"
 _PAREN_DEF = re.compile(
     rf"\b((?:{_WORD}\s+){{0,2}}{_WORD})\s*\(\s*(?:also\s+called|also\s+known\s+as|a\.k\.a\.?|aka)"
@@ -147,7 +144,7 @@ def qualified_alias(text: str, leaf: str, *, drop: Iterable[str] = ()) -> str | 
             words.append(w)
     while words and (verb_kind(words[0]) or words[0] in HTTP_WORDS):
         words = words[1:]
-    if any(w in _STOP or w == "id" for w in words):
+    if any(w in STOP_WORDS or w == "id" for w in words):
         return None  # a sentence-like operation name, not a name for the thing
     while words and words[-1] in _SCHEMA_SUFFIXES:
         words = words[:-1]
@@ -164,9 +161,9 @@ def qualified_alias(text: str, leaf: str, *, drop: Iterable[str] = ()) -> str | 
 def _clean_alias(text: str) -> str | None:
     text = _ARTICLES.sub("", text.strip().strip(".,;:*`\"'"))
     words = [w.lower() for w in text.split()]
-    while words and words[-1] in _STOP:
+    while words and words[-1] in STOP_WORDS:
         words = words[:-1]
-    if not words or not 2 <= len(" ".join(words)) <= 40 or all(w in _STOP for w in words):
+    if not words or not 2 <= len(" ".join(words)) <= 40 or all(w in STOP_WORDS for w in words):
         return None
     words[-1] = singular(words[-1])
     return " ".join(words)
@@ -186,7 +183,7 @@ def definitions(text: str) -> list[tuple[str, str]]:
         _add(found, match.group(1), match.group(2))
     for match in _ARE_DEF.finditer(text):
         words = match.group(2).split()
-        cut = next((i for i, w in enumerate(words) if w.lower() in _STOP), len(words))
+        cut = next((i for i, w in enumerate(words) if w.lower() in STOP_WORDS), len(words))
         phrase = words[:cut]
         # Only "Xs are (the) <adjective> <plural noun>" counts, not "Xs are created when...".
         last = phrase[-1].lower() if phrase else ""
