@@ -84,6 +84,10 @@ def test_definitions_are_recognised_conservatively() -> None:
         ("source", "physical location"),
     ]
     assert definitions("Nothing to see here. Items are returned in pages.") == []
+    # The phrase ends at the first word of the one stop-word list ("through", not only "which").
+    assert definitions("Payouts are the transfers through which funds arrive.") == [
+        ("payout", "transfer")
+    ]
 
 
 def test_qualified_alias() -> None:
