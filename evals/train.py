@@ -247,10 +247,11 @@ def answer_threshold(p_answer: Sequence[float], answerable: Sequence[bool]) -> f
     return best
 
 
-def primary_threshold(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
-                      ) -> float:
-    """The probability above which a candidate after the first joins the primary list: the
-    one with the best mean F1 of the primary list against expected and acceptable endpoints."""
+def primary_curve(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
+                  ) -> list[tuple[float, float, float]]:
+    """``(threshold, mean F1, mean precision)`` of the primary list against expected and
+    acceptable endpoints, over the answerable cases, at each threshold of the grid (0.05 to
+    0.95): candidates after the first join the list when their probability reaches it."""
     cases = []
     for ex, probs in zip(examples, probabilities, strict=True):
         if not ex.case.answerable or not probs:
@@ -259,15 +260,26 @@ def primary_threshold(examples: Sequence[Example], probabilities: Sequence[Seque
         order = sorted(range(len(probs)), key=lambda i: -probs[i])[:PRESENTED]
         hits = [endpoint_key(ex.pool.refs[i].signature) in wanted for i in order]
         cases.append(([probs[i] for i in order], hits, len(set(ex.case.expected))))
-    best, best_f1 = 1.0, -1.0
+    curve = []
     for t in [round(0.05 * i, 2) for i in range(1, 20)]:
-        f1s = []
+        f1s, precisions = [], []
         for probs, hits, n_expected in cases:
             chosen = [0] + [i for i in range(1, len(probs)) if probs[i] >= t]
             right = sum(hits[i] for i in chosen)
             precision, recall = right / len(chosen), min(right / max(n_expected, 1), 1.0)
             f1s.append(2 * precision * recall / (precision + recall) if right else 0.0)
-        mean = sum(f1s) / len(f1s) if f1s else 0.0
+            precisions.append(precision)
+        count = max(len(cases), 1)
+        curve.append((t, sum(f1s) / count if f1s else 0.0, sum(precisions) / count))
+    return curve
+
+
+def primary_threshold(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
+                      ) -> float:
+    """The probability above which a candidate after the first joins the primary list: the
+    lowest threshold of :func:`primary_curve` with the best mean F1."""
+    best, best_f1 = 1.0, -1.0
+    for t, mean, _ in primary_curve(examples, probabilities):
         if mean > best_f1:
             best, best_f1 = t, mean
     return best

@@ -11,5 +11,6 @@
   :mod:`apiatlas.graph.sqlite` (the embedded default) and :mod:`apiatlas.graph.neo4j` (the
   ``neo4j`` extra); :func:`apiatlas.graph.backends.open_graph_store` opens the configured one.
 - :mod:`apiatlas.graph.testing` is the conformance suite all three pass: a new backend adopts it
-  in a ``Test*`` class that defines the one ``store`` fixture the tests take, yielding an empty store.
+  in a ``Test*`` class that defines the one ``store`` fixture the tests take, yielding an empty
+  store.
 """

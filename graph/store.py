@@ -17,8 +17,8 @@ dicts, no index, for reading and for tests); :class:`~apiatlas.graph.sqlite.stor
 is the embedded default and :class:`~apiatlas.graph.neo4j.store.Neo4jGraphStore` the server one.
 
 A new backend adopts the conformance suite :mod:`apiatlas.graph.testing` by subclassing its test
-classes in a ``Test*`` class and defining the one ``store`` fixture they take, yielding an empty store;
-the three backends above run exactly the same tests.
+classes in a ``Test*`` class and defining the one ``store`` fixture they take, yielding an empty
+store; the three backends above run exactly the same tests.
 """
 
 from __future__ import annotations

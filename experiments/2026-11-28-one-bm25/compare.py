@@ -1,14 +1,16 @@
 """Per dataset and strategy, the figures that differ between two `apiatlas eval` reports, and
 the means by group (training dev, validation, test).
 
-    python experiments/2026-11-28-one-bm25/compare.py BEFORE/report.json AFTER/report.json [agent,hybrid,bm25]
+    python experiments/2026-11-28-one-bm25/compare.py BEFORE/report.json AFTER/report.json \
+        [agent,hybrid,bm25]
 """
 import json, sys
 a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
 VAL = {"docusign", "figma", "intercom"}
 def group(name, split):
     return "test" if split == "test" else ("validation" if name in VAL else "dev")
-M = ["top1", "top1_acceptable", "recall@5", "primary_precision", "abstention_accuracy", "false_abstention"]
+M = ["top1", "top1_acceptable", "recall@5", "primary_precision", "abstention_accuracy",
+     "false_abstention"]
 strategies = sys.argv[3].split(",") if len(sys.argv) > 3 else ["agent", "hybrid", "bm25"]
 for strat in strategies:
     print(f"## {strat}")
@@ -23,6 +25,7 @@ for strat in strategies:
     for g, rows in groups.items():
         line = []
         for m in M:
-            x = sum(r[0][m] or 0 for r in rows) / len(rows); y = sum(r[1][m] or 0 for r in rows) / len(rows)
+            x = sum(r[0][m] or 0 for r in rows) / len(rows)
+            y = sum(r[1][m] or 0 for r in rows) / len(rows)
             line.append(f"{m} {x:.3f}->{y:.3f}")
         print(f"  MEAN {g} ({len(rows)}): " + "; ".join(line))

@@ -22,7 +22,8 @@ QUESTIONS = ("what endpoints can I use to create a location?", "tracking event",
 
 
 class AsyncKnowledgeGraphStoreTests:
-    """What every :class:`KnowledgeGraphStore`'s async reads must answer (the adopter defines the ``store`` fixture)."""
+    """What every :class:`KnowledgeGraphStore`'s async reads must answer (the adopter defines
+    the ``store`` fixture)."""
 
     @pytest.mark.asyncio
     async def test_async_reads_answer_like_sync_reads(self, store: KnowledgeGraphStore) -> None:

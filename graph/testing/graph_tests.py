@@ -23,7 +23,8 @@ from apiatlas.graph.testing.fixtures import shipping_guide, shipping_spec
 
 
 class KnowledgeGraphStoreTests:
-    """What every :class:`KnowledgeGraphStore` must answer (the adopter defines the ``store`` fixture)."""
+    """What every :class:`KnowledgeGraphStore` must answer (the adopter defines the ``store``
+    fixture)."""
 
     def test_upsert_makes_everything_queryable(self, store: KnowledgeGraphStore) -> None:
         summary = ingest_graph(store, P, specs=[shipping_spec()], docs={"guide": shipping_guide()})

@@ -22,7 +22,8 @@ from apiatlas.graph.testing.fixtures import shipping_guide, shipping_spec
 
 
 class MemoryLinksTests:
-    """What every store keeping memory links must answer (the adopter defines the ``store`` fixture)."""
+    """What every store keeping memory links must answer (the adopter defines the ``store``
+    fixture)."""
 
     def test_links_reach_endpoints_directly_and_through_their_resource(
         self, store: LinkedGraphStore
