@@ -126,8 +126,9 @@ def collect(
                                      project=dataset.name, adapter=adapter)
                 example = Example(dataset.name, case, pool, labels(case, pool))
                 query = fields.query_vector(case.question)
-                positions = [index.position(ref.key) for ref in pool.refs]
-                if query is not None and card_rows is not None and None not in positions:
+                found = index.positions(ref.key for ref in pool.refs)
+                positions = [found[ref.key] for ref in pool.refs if ref.key in found]
+                if query is not None and card_rows is not None and len(found) == len(pool.refs):
                     example.query = np.asarray(query, dtype=np.float64)
                     example.cards = card_rows[positions].astype(np.float64)
                 examples.append(example)

@@ -121,8 +121,7 @@ def build_pool(
     order = [r.key for r in graph] + lexical
     order += [index.endpoints[p].key for p in by_text + by_dense]
     # A graph candidate outside the index's API has no position, and is left out.
-    found = {key: index.position(key) for key in dict.fromkeys(order)}
-    members = [(key, p) for key, p in found.items() if p is not None]
+    members = list(index.positions(dict.fromkeys(order)).items())
     positions = [p for _, p in members]
     # Ranks (1 = best) among every endpoint, worked out for the pool's members only.
     matched = [p for p in positions if text[p] > 0]
@@ -137,6 +136,8 @@ def build_pool(
         by_key={r.key: r for r in graph},
         top_graph=max((r.score for r in graph if r.score < EXPLICIT_SCORE), default=0.0) or 1.0,
         explicit={r.key for r in graph if r.score >= EXPLICIT_SCORE},
+        cov_all=index.coverages(query, positions),
+        cov_head=index.coverages(query, positions, ("name", "path")),
     )  # fmt: skip
     pool = Pool(explicit=bool(signals.explicit))
     for key, position in members:
@@ -167,14 +168,18 @@ class _Signals:
     by_key: dict[str, EndpointRef]
     top_graph: float
     explicit: set[str]
+    cov_all: dict[int, float]
+    """:meth:`FieldIndex.coverages` of the members over every field, by position."""
+    cov_head: dict[int, float]
+    """The same over the ``name`` and ``path`` fields."""
 
 
 def _features(s: _Signals, ref: EndpointRef, key: str, position: int) -> list[float]:
     """One candidate's feature vector, in :data:`FEATURES` order."""
     intent, index = s.lookup.intent, s.index
     features = {f"lex_{name}": float(s.scores[name][position]) / s.norm[name] for name in FIELDS}
-    features["cov_all"] = index.coverage(s.query, position)
-    features["cov_head"] = index.coverage(s.query, position, ("name", "path"))
+    features["cov_all"] = s.cov_all[position]
+    features["cov_head"] = s.cov_head[position]
     for name in DENSE_FIELDS:
         sims = s.similar.get(name)
         if sims is None:

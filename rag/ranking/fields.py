@@ -160,9 +160,9 @@ class FieldIndex:
     def __len__(self) -> int:
         return len(self.endpoints)
 
-    def position(self, key: str) -> int | None:
-        """The index of endpoint ``key``, or ``None`` when it is not indexed."""
-        return self._position.get(key)
+    def positions(self, keys: Iterable[str]) -> dict[str, int]:
+        """The index of each endpoint of ``keys`` that is indexed, in the order of ``keys``."""
+        return {key: self._position[key] for key in keys if key in self._position}
 
     def knows(self, term: str) -> bool:
         """True when some endpoint's text uses ``term`` (a word of :func:`terms`)."""
@@ -203,12 +203,9 @@ class FieldIndex:
 
     def save(self, path: Path) -> None:
         """Write the index to ``path`` (one ``.npz``: JSON text and float32 matrices), atomically."""
-        meta = {
-            "endpoints": [ref.model_dump(mode="json") for ref in self.endpoints],
-            "fields": self.fields,
-            "docs_count": self.docs_count,
-            "resource_size": self.resource_size,
-        }
+        meta = {"endpoints": [ref.model_dump(mode="json") for ref in self.endpoints],
+                "fields": self.fields, "docs_count": self.docs_count,
+                "resource_size": self.resource_size}
         text = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
         buffer = io.BytesIO()
         np.savez(buffer, meta=text, **{f"dense_{k}": v for k, v in self.dense.items()})
@@ -228,16 +225,18 @@ class FieldIndex:
             dense=dense,
         )
 
-    def coverage(self, query: Sequence[str], position: int, names: Iterable[str] = FIELDS) -> float:
-        """The rarity-weighted share of ``query``'s terms found in the endpoint's ``names``."""
-        fields = tuple(names)
-        words = self._words.get((fields, position))
-        if words is None:  # an endpoint's words are the same for every question: kept
-            words = frozenset(t for name in fields for t in self.fields[name][position])
-            self._words[(fields, position)] = words
-        total = sum(self.rarity(t) or 1.0 for t in set(query))
-        found = sum(self.rarity(t) or 1.0 for t in set(query) if t in words)
-        return found / total if total else 0.0
+    def coverages(self, query: Sequence[str], positions: Iterable[int],
+                  names: Iterable[str] = FIELDS) -> dict[int, float]:
+        """Per endpoint of ``positions``, the rarity-weighted share of ``query``'s terms found in
+        its ``names`` fields."""
+        fields, weights = tuple(names), {t: self.rarity(t) or 1.0 for t in set(query)}
+        total, found = sum(weights.values()), {}
+        for position in positions:
+            if (words := self._words.get((fields, position))) is None:  # kept across questions
+                words = frozenset(t for name in fields for t in self.fields[name][position])
+                self._words[(fields, position)] = words
+            found[position] = sum(w for t, w in weights.items() if t in words) / (total or 1.0)
+        return found
 
 
 def build_field_index(

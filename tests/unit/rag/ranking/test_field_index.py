@@ -55,9 +55,9 @@ def test_coverage_weighs_rare_words_above_common_ones() -> None:
         "a": ["list widget"], "b": ["list gadget"], "c": ["list gizmo"],
     })
     query = terms("list widget")
-    assert ix.coverage(query, 0) == 1.0
+    assert ix.coverages(query, [0])[0] == 1.0
     # "list" is everywhere (low rarity), "widget" once: missing widget costs most of it.
-    assert ix.coverage(query, 1) < 0.5
+    assert ix.coverages(query, [1])[1] < 0.5
     assert ix.knows("gizmo") and not ix.knows("doohickey")
     assert ix.rarity("widget") > ix.rarity("list") > 0 == ix.rarity("doohickey")
 
