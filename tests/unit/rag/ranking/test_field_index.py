@@ -60,6 +60,16 @@ def test_coverage_weighs_rare_words_above_common_ones() -> None:
     assert ix.coverages(query, [1])[1] < 0.5
     assert ix.knows("gizmo") and not ix.knows("doohickey")
     assert ix.rarity("widget") > ix.rarity("list") > 0 == ix.rarity("doohickey")
+    # All candidates at once read as each one alone.
+    together = ix.coverages(query, [2, 0, 1])
+    assert together == {p: ix.coverages(query, [p])[p] for p in (2, 0, 1)}
+    assert ix.coverages([], [0]) == {0: 0.0}
+
+
+def test_positions_keep_the_order_asked_and_leave_out_unknown_keys() -> None:
+    ix = index({"a": ["list widget"], "b": ["list gadget"], "c": ["list gizmo"]})
+    keys = [ref.key for ref in ix.endpoints]
+    assert ix.positions([keys[2], "GET /nowhere", keys[0]]) == {keys[2]: 2, keys[0]: 0}
 
 
 def test_guide_sections_name_endpoints_with_or_without_the_base_prefix() -> None:
