@@ -6,7 +6,7 @@ on the mean of the last layer's token vectors (the pooling the encoder was train
     .venv/bin/python experiments/2026-11-28-verifier/train.py PAIRS OUT \
         [--init .apiatlas/encoder-gpu/model] [--epochs 1] [--batch 32] [--lr 3e-5] \
         [--tokens 224] [--max-steps N] [--seed 13] [--kinds positive,written,mined,unanswerable]
-        [--device cpu|cuda]
+        [--device cpu|cuda] [--check]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import math
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 import torch
 from transformers import AutoModel, AutoTokenizer
@@ -47,6 +48,25 @@ class Verifier(torch.nn.Module):
         return model.eval()
 
 
+def held_auc(model: Verifier, tokenizer: Any, rows: list[dict[str, Any]],
+             a: argparse.Namespace) -> float:
+    """AUC of the verifier's logits on ``rows`` (label 1 scored higher)."""
+    model.eval()
+    scores = []
+    with torch.no_grad():
+        for s in range(0, len(rows), 64):
+            chunk = rows[s:s + 64]
+            enc = tokenizer([r["question"] for r in chunk], [r["card"] for r in chunk],
+                            truncation="only_second", max_length=a.tokens, padding=True,
+                            return_tensors="pt").to(a.device)
+            scores += model(**enc).float().tolist()
+    model.train()
+    pos = [v for v, r in zip(scores, rows) if r["label"] == 1]
+    neg = [v for v, r in zip(scores, rows) if r["label"] == 0]
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / max(len(pos) * len(neg), 1)
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("pairs", type=Path)
@@ -61,10 +81,17 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--kinds", default="positive,written,mined,unanswerable")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    p.add_argument("--check", action="store_true",
+                   help="hold out every fifth API (sorted) and print its AUC after each pass")
     a = p.parse_args()
     kinds = set(a.kinds.split(","))
     with gzip.open(a.pairs, "rt", encoding="utf-8") as f:
         rows = [r for r in map(json.loads, f) if r["kind"] in kinds]
+    held: list[dict] = []
+    if a.check:
+        fifth = set(sorted({r["api"] for r in rows})[::5])
+        held = [r for r in rows if r["api"] in fifth]
+        rows = [r for r in rows if r["api"] not in fifth]
     random.seed(a.seed)
     torch.manual_seed(a.seed)
     tokenizer = AutoTokenizer.from_pretrained(a.init)
@@ -87,6 +114,9 @@ def main() -> None:
     losses = []
     for step in range(total):
         if not order:
+            if step and held:
+                print(f"pass done at step {step}: held-out AUC "
+                      f"{held_auc(model, tokenizer, held, a):.3f}", flush=True)
             order = list(range(len(rows)))
             random.shuffle(order)
         batch = [rows[order.pop()] for _ in range(min(a.batch, len(order)))]
@@ -107,6 +137,9 @@ def main() -> None:
             mean = sum(losses[-10:]) / len(losses[-10:])
             print(f"step {step + 1}/{total} loss {mean:.4f} {time.time() - started:.0f}s",
                   flush=True)
+    if held:
+        print(f"end at step {total}: held-out AUC {held_auc(model, tokenizer, held, a):.3f}",
+              flush=True)
     a.out.mkdir(parents=True, exist_ok=True)
     model = model.cpu()
     model.bert.save_pretrained(a.out)
