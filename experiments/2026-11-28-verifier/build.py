@@ -14,8 +14,8 @@ Per question, the shipped encoder ranks every card of the spec (the card text th
 - ``unanswerable``: an unanswerable question and the encoder's top ``TOP`` endpoints.
 
 A multi-step question's earlier calls and its acceptable endpoints are neither positive nor
-negative. Every API is one of the
-written set, which never includes a held-out API (``tests/unit/evals/test_heldout.py``).
+negative. Every API is one of the written set, which never includes a held-out API
+(``tests/unit/evals/test_heldout.py``).
 """
 
 from __future__ import annotations
