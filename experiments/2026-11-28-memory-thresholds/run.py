@@ -6,8 +6,10 @@ the fine-tuned encoder: the agent over the dev dataset sample-memory with one th
 ``NAME`` is ``min`` (``rag/memory/store.MIN_SEMANTIC_SCORE``, 0.30: least similarity for a
 memory to be recalled), ``strong`` (``rag/memory/relevance.STRONG_SEMANTIC_SCORE``, 0.6: a
 memory about the question on its own) or ``procedure``
-(``rag/memory/precedence.PROCEDURE_ANSWER_SCORE``, 0.6: a team procedure answers alone). The
-ranker is not refitted: it is trained without memory (sample-memory is not a training set).
+(``rag/memory/precedence.PROCEDURE_ANSWER_SCORE``, 0.6: a team procedure answers alone); or one
+of memory's three counts: ``candidates`` (``store.SEMANTIC_CANDIDATES``, 40), ``limit`` (the
+recall ``limit``, 5) or ``first`` (``relevance.FIRST_PRESENTED``, 3). The ranker is not
+refitted: it is trained without memory (sample-memory is not a training set).
 ``OUT`` receives the eval's reports. Dev only.
 """
 
@@ -19,7 +21,7 @@ from pathlib import Path
 from apiatlas.cli import main as cli
 from apiatlas.evals.homes import dataset_files
 from apiatlas.evals.train import DEV
-from apiatlas.rag.memory import precedence, relevance
+from apiatlas.rag.memory import precedence, relevance, store
 from apiatlas.rag.memory.store import ProjectMemory
 
 
@@ -30,8 +32,15 @@ def patch(name: str, value: float) -> None:
         relevance.STRONG_SEMANTIC_SCORE = value
     elif name == "procedure":
         precedence.PROCEDURE_ANSWER_SCORE = value
+    elif name == "candidates":
+        store.SEMANTIC_CANDIDATES = int(value)
+    elif name == "limit":
+        ProjectMemory.recall.__kwdefaults__["limit"] = int(value)
+    elif name == "first":
+        relevance.FIRST_PRESENTED = int(value)
     else:
-        raise SystemExit(f"unknown threshold {name}: min, strong or procedure")
+        raise SystemExit(f"unknown setting {name}: min, strong, procedure, candidates, limit "
+                         "or first")
 
 
 if __name__ == "__main__":
