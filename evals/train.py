@@ -126,11 +126,10 @@ def collect(
                                      project=dataset.name, adapter=adapter)
                 example = Example(dataset.name, case, pool, labels(case, pool))
                 query = fields.query_vector(case.question)
-                found = index.positions(ref.key for ref in pool.refs)
-                positions = [found[ref.key] for ref in pool.refs if ref.key in found]
+                found = index.positions(ref.key for ref in pool.refs)  # in the pool's order
                 if query is not None and card_rows is not None and len(found) == len(pool.refs):
                     example.query = np.asarray(query, dtype=np.float64)
-                    example.cards = card_rows[positions].astype(np.float64)
+                    example.cards = card_rows[list(found.values())].astype(np.float64)
                 examples.append(example)
     return examples
 

@@ -16,6 +16,7 @@ import gzip
 import json
 import math
 import random
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,9 @@ import torch
 from transformers import AutoModel, AutoTokenizer
 
 from apiatlas.evals.encoder.train import native_bf16
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "2026-11-27-abstention"))
+from analyse import auc  # noqa: E402
 
 
 class Verifier(torch.nn.Module):
@@ -61,10 +65,7 @@ def held_auc(model: Verifier, tokenizer: Any, rows: list[dict[str, Any]],
                             return_tensors="pt").to(a.device)
             scores += model(**enc).float().tolist()
     model.train()
-    pos = [v for v, r in zip(scores, rows) if r["label"] == 1]
-    neg = [v for v, r in zip(scores, rows) if r["label"] == 0]
-    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
-    return wins / max(len(pos) * len(neg), 1)
+    return auc(scores, [r["label"] == 1 for r in rows])
 
 
 def main() -> None:
