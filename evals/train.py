@@ -68,8 +68,6 @@ MAX_FALSE_ABSTENTION = 0.05
 PRESENTED = 5
 
 
-
-
 @dataclass
 class Example:
     """One dev case with its candidate pool and labels.

@@ -8,6 +8,10 @@ reference store scores its rows the same way (:func:`rank_rows`). Stemming runs 
 in-memory SQLite database, so no second stemmer can disagree with FTS5. The texts are those of
 :func:`~apiatlas.graph.records.search_columns`, the question's words those of
 :func:`~apiatlas.graph.records.fts_query`.
+
+The library's own indexes in ``rag/`` (the ranker's fields, the hybrid retriever's lexical half)
+score with one BM25 of their own, ``apiatlas.rag.retrieval.bm25``: the same k1 and b, Lucene's
+idf.
 """
 
 from __future__ import annotations

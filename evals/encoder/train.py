@@ -128,15 +128,7 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
     losses: list[float] = []
     started = time.monotonic()
     for step, indices in enumerate(plan):
-        chosen = [pairs[i] for i in indices]
-        queries = _encode(model, tokenizer, device, [p["query"] for p in chosen], QUERY_TOKENS,
-                          half)
-        docs = [p["positive"] for p in chosen]
-        docs += [p["negative"] for p in chosen if p.get("negative")]
-        targets = _encode(model, tokenizer, device, docs, DOC_TOKENS, half)
-        scores = queries @ targets.T * SCALE
-        loss = torch.nn.functional.cross_entropy(
-            scores, torch.arange(len(chosen), device=device))
+        loss = _loss(model, tokenizer, device, [pairs[i] for i in indices], half)
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -161,6 +153,20 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
     }
     (out / "train.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return record
+
+
+def _loss(model: Any, tokenizer: Any, device: str, chosen: list[dict[str, Any]],
+          half: bool) -> Any:
+    """MultipleNegativesRankingLoss of one batch: each query against every positive and hard
+    negative of the batch, its own positive the target."""
+    import torch
+
+    queries = _encode(model, tokenizer, device, [p["query"] for p in chosen], QUERY_TOKENS, half)
+    docs = [p["positive"] for p in chosen]
+    docs += [p["negative"] for p in chosen if p.get("negative")]
+    targets = _encode(model, tokenizer, device, docs, DOC_TOKENS, half)
+    scores = queries @ targets.T * SCALE
+    return torch.nn.functional.cross_entropy(scores, torch.arange(len(chosen), device=device))
 
 
 def _plan(pairs: list[dict[str, Any]], *, epochs: float, batch: int, max_steps: int,

@@ -44,13 +44,12 @@ from apiatlas.graph.records import endpoint_ref
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_param, is_version, path_segments, singular, split_words
 from apiatlas.graph.lexicon import STOP_WORDS
+from apiatlas.rag.retrieval import bm25
 from apiatlas.rag.runtime.embeddings import unit_rows
 
 FIELDS: tuple[str, ...] = ("name", "description", "path", "tag", "schema", "params", "docs")
 ALL = "all"
 """The fields as one text: a whole-endpoint BM25 beside the per-field ones."""
-_K1 = 1.2
-_B = 0.75
 _MENTION = re.compile(r"^([A-Z]+) (/\S*)$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s")
 NAME_CHARS = 240
@@ -97,8 +96,7 @@ class _Postings:
             if found is None:
                 continue
             docs, tf, norm = found
-            idf = math.log(1.0 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
-            out[docs] += idf * tf * (_K1 + 1) / (tf + norm)
+            out[docs] += bm25.term_scores(bm25.idf(n, len(docs)), tf, norm)
         return out
 
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -112,7 +110,7 @@ class _Postings:
             positions = np.fromiter(docs, dtype=np.int64, count=len(docs))
             tf = np.fromiter(docs.values(), dtype=np.float64, count=len(docs))
             lengths = np.asarray([self.lengths[d] for d in docs], dtype=np.float64)
-            norm = _K1 * (1 - _B + _B * lengths / (self.average or 1.0))
+            norm = bm25.length_norms(lengths, self.average)
             found = self._arrays[term] = (positions, tf, norm)
         return found
 

@@ -7,7 +7,6 @@ identifier *and* its parts, so ``create location`` finds ``CreateLocation`` and 
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -25,6 +24,7 @@ from langchain_core.runnables.config import run_in_executor
 
 from apiatlas.graph.lexicon import STOP_WORDS
 from apiatlas.graph.words import singular
+from apiatlas.rag.retrieval import bm25
 from apiatlas.rag.retrieval.topk import top_positions
 
 # Words joined by "_" or "-" form one identifier; "/", "{", "." and spaces separate identifiers.
@@ -73,12 +73,12 @@ def document_tokens(doc: Document) -> list[str]:
 
 
 class LexicalIndex:
-    """BM25Okapi statistics of a tokenised corpus, stored column-wise (term -> documents).
+    """BM25 statistics of a tokenised corpus, stored column-wise (term -> documents).
 
-    Scores equal ``rank_bm25.BM25Okapi``'s (k1 1.5, b 0.75, idf floored at 0.25 x the average
-    idf), but a query only touches the documents that contain its tokens, and the index
-    round-trips through an ``.npz`` file, so a process that opens a project reads it instead of
-    tokenising the corpus again.
+    Scores are the library's one BM25 (:mod:`apiatlas.rag.retrieval.bm25`, Lucene's formula);
+    a query only touches the documents that contain its tokens, and the index round-trips
+    through an ``.npz`` file, so a process that opens a project reads it instead of tokenising
+    the corpus again.
 
     Attributes:
         terms: Token -> column, in order of first appearance in the corpus.
@@ -88,12 +88,9 @@ class LexicalIndex:
         ranks: Where the token first appears among each of those documents' distinct tokens
             (so that a subset orders its columns exactly as a new build would).
         lengths: Tokens per document.
-        idf: Per column, the floored inverse document frequency.
+        idf: Per column, the inverse document frequency.
+        norms: Per document, the BM25 length norm.
     """
-
-    K1 = 1.5
-    B = 0.75
-    EPSILON = 0.25
 
     def __init__(
         self,
@@ -112,11 +109,9 @@ class LexicalIndex:
         self.lengths = lengths
         n = len(lengths)
         self.avgdl = float(lengths.sum()) / n if n else 0.0
-        # Python floats, summed in column order: the same values as rank_bm25's dict loop.
-        frequencies = np.diff(indptr).tolist()
-        idf = [math.log(n - df + 0.5) - math.log(df + 0.5) for df in frequencies]
-        floor = self.EPSILON * (sum(idf) / len(idf)) if idf else 0.0
-        self.idf = np.array([v if v >= 0 else floor for v in idf], dtype=np.float64)
+        self.idf = np.array([bm25.idf(n, df) for df in np.diff(indptr).tolist()],
+                            dtype=np.float64)
+        self.norms = bm25.length_norms(lengths.astype(np.float64), self.avgdl)
 
     @classmethod
     def build(cls, corpus: Sequence[Sequence[str]]) -> LexicalIndex:
@@ -147,7 +142,7 @@ class LexicalIndex:
         return self.rows[self.indptr[column]:self.indptr[column + 1]]
 
     def term_idf(self, token: str) -> float | None:
-        """The floored idf of ``token``; ``None`` when no document has it."""
+        """The idf of ``token``; ``None`` when no document has it."""
         column = self.terms.get(token)
         return None if column is None else float(self.idf[column])
 
@@ -159,10 +154,9 @@ class LexicalIndex:
             if column is None:
                 continue
             span = slice(self.indptr[column], self.indptr[column + 1])
-            rows, freq = self.rows[span], self.counts[span]
-            # rank_bm25's expression, term for term, on the documents that have the token.
-            score[rows] += self.idf[column] * (freq * (self.K1 + 1) / (
-                freq + self.K1 * (1 - self.B + self.B * self.lengths[rows] / self.avgdl)))
+            rows = self.rows[span]
+            score[rows] += bm25.term_scores(float(self.idf[column]),
+                                            self.counts[span].astype(np.float64), self.norms[rows])
         return score
 
     def subset(self, keep: Sequence[int]) -> LexicalIndex:
@@ -214,7 +208,7 @@ class LexicalIndex:
 
 
 class BM25Retriever(BaseRetriever):
-    """BM25Okapi over :func:`identifier_tokens`, returning only documents that share a token.
+    """BM25 over :func:`identifier_tokens`, returning only documents that share a token.
 
     Returned documents are copies whose metadata carry the BM25 ``score`` and ``coverage``: the
     share of the query's information (IDF mass of its terms; a term absent from the corpus
@@ -249,7 +243,7 @@ class BM25Retriever(BaseRetriever):
         index = self.index
         if index is None or not index.terms or not terms or limit <= 0:
             return []
-        # Presence, not score > 0: with tiny corpora BM25Okapi's idf floor can be negative.
+        # Presence, not score > 0: a token's documents, whatever their scores.
         having = {token: index.documents_with(token)
                   for token in dict.fromkeys(t for term in terms for t in term)}
         hits = np.unique(np.concatenate([index.rows[:0], *having.values()]))
@@ -286,6 +280,5 @@ def _term_weight(index: LexicalIndex, term: tuple[str, ...]) -> float:
     idfs = [idf for t in term if (idf := index.term_idf(t)) is not None]
     if not idfs:
         # Unknown to the corpus: weigh it like a word found in no document at all.
-        return math.log((len(index) + 0.5) / 0.5)
-    # Floored: a word in most documents still counts a little (BM25Okapi's floor can be < 0).
-    return max(max(idfs), 0.01)
+        return bm25.idf(len(index), 0)
+    return max(idfs)

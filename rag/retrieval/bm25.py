@@ -1,0 +1,41 @@
+"""The one BM25 of the library's own indexes: Lucene's ``BM25Similarity`` formula.
+
+Two indexes score with it: the ranker's per-field and whole-text index
+(:mod:`apiatlas.rag.ranking.fields`) and the corpus snapshot's lexical index behind the hybrid
+retriever (:class:`apiatlas.rag.retrieval.lexical.LexicalIndex`). The graph stores search with
+their own full-text ranking instead: SQLite FTS5's native ``bm25()``, whose formula the Neo4j and
+in-memory stores reproduce term for term so that every backend ranks alike
+(:mod:`apiatlas.graph.fts`). The two differ only in the idf: FTS5's
+``log((N - n + 0.5) / (n + 0.5))`` is floored near zero for a term in more than half of the
+documents, where Lucene's ``log(1 + (N - n + 0.5) / (n + 0.5))`` stays positive. A field index
+needs the latter: a resource word in most of an API's paths still tells its endpoints apart from
+the rest (with FTS5's formula in both indexes, the refit ranker lost dev top1, 0.859 -> 0.846,
+``experiments/2026-11-28-one-bm25``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+K1 = 1.2
+"""Term-frequency saturation (Lucene's and FTS5's default)."""
+B = 0.75
+"""Length normalisation (Lucene's and FTS5's default)."""
+
+
+def idf(documents: int, having: int) -> float:
+    """Lucene's idf of a term found in ``having`` of ``documents`` documents (always > 0)."""
+    return math.log(1.0 + (documents - having + 0.5) / (having + 0.5))
+
+
+def length_norms(lengths: np.ndarray, average: float) -> np.ndarray:
+    """The denominator's length part, ``k1 * (1 - b + b * length / average)``, per document."""
+    return K1 * (1 - B + B * lengths / (average or 1.0))
+
+
+def term_scores(term_idf: float, frequencies: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """One term's BM25 contribution to each document that has it, given its frequencies
+    there and their :func:`length_norms`."""
+    return term_idf * frequencies * (K1 + 1) / (frequencies + norms)
