@@ -274,13 +274,13 @@ def primary_curve(examples: Sequence[Example], probabilities: Sequence[Sequence[
 
 def primary_threshold(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
                       ) -> float:
-    """The probability above which a candidate after the first joins the primary list: the
-    lowest threshold of :func:`primary_curve` with the best mean F1."""
-    best, best_f1 = 1.0, -1.0
-    for t, mean, _ in primary_curve(examples, probabilities):
-        if mean > best_f1:
-            best, best_f1 = t, mean
-    return best
+    """The probability above which a later candidate joins the primary list: the highest
+    threshold of :func:`primary_curve` within one case of the best mean F1 (the flat curve's
+    argmax jumped on small changes: experiments/2026-11-28-threshold-rules)."""
+    curve = primary_curve(examples, probabilities)
+    cases = sum(ex.case.answerable and bool(p) for ex, p in zip(examples, probabilities))
+    best = max(f1 for _, f1, _ in curve)
+    return max(t for t, f1, _ in curve if f1 >= best - 1.0 / max(cases, 1))
 
 
 def train(examples: Sequence[Example], disabled: Sequence[str] = (),

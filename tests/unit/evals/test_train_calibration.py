@@ -55,9 +55,20 @@ def test_the_answer_threshold_keeps_false_abstention_within_bounds() -> None:
 def test_the_primary_threshold_admits_second_candidates_only_when_they_pay() -> None:
     two = example(["GET /a", "GET /b"], [], ["GET /a", "GET /b", "GET /c"])
     one = example(["GET /a"], [], ["GET /a", "GET /x", "GET /y"])
-    # /b is expected at 0.7; the wrong /x sits at 0.4: a threshold between them is best.
-    t = primary_threshold([two, one], [[0.9, 0.7, 0.1], [0.9, 0.4, 0.1]])
+    # /b is expected at 0.7; the wrong /x sits at 0.4: a threshold between them is best, by
+    # more than one case of the ten, so the pick stays there.
+    t = primary_threshold([two, one] * 5, [[0.9, 0.7, 0.1], [0.9, 0.4, 0.1]] * 5)
     assert 0.4 < t <= 0.7
+
+
+def test_on_a_flat_curve_the_primary_threshold_prefers_the_shorter_list() -> None:
+    two = example(["GET /a", "GET /b"], [], ["GET /a", "GET /b", "GET /c"])
+    one = example(["GET /a"], [], ["GET /a", "GET /x", "GET /y"])
+    # Admitting /b (0.7) gains the first case what admitting /x (0.75) costs the second: mean
+    # F1 is the same on both sides of 0.7, and the highest threshold within a case of it wins.
+    cases = [two, one] * 50 + [one]
+    probabilities = [[0.9, 0.7, 0.1], [0.9, 0.75, 0.1]] * 50 + [[0.9, 0.1, 0.1]]
+    assert primary_threshold(cases, probabilities) == 0.95
 
 
 def test_fit_linear_is_deterministic_and_rounded() -> None:
