@@ -38,6 +38,7 @@ from apiatlas.evals.homes import dataset_atlas, dataset_files
 from apiatlas.graph.signatures import endpoint_key
 from apiatlas.rag.runtime.embeddings import load_embeddings, model_id
 from apiatlas.evals.adapter_fit import adapters_out_of_fold, fit_adapter, sweep
+from apiatlas.evals.calibration import DECIMALS, answer_threshold, primary_threshold
 from apiatlas.rag.ranking.adapter import QueryAdapter
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.rag.ranking.features import FEATURES, Pool
@@ -63,9 +64,6 @@ trained on the other dev sets (open to development, unlike the test sets). Train
 too left the out-of-fold top1 of the other dev sets unchanged (0.529 -> 0.527, 2026-11-24)."""
 C = 1.0
 """Inverse regularisation strength of both logistic models (scikit-learn's default)."""
-DECIMALS = 5
-MAX_FALSE_ABSTENTION = 0.05
-PRESENTED = 5
 
 
 @dataclass
@@ -226,61 +224,6 @@ def answers_out_of_fold(examples: Sequence[Example], rows: np.ndarray, names: Se
         for i in np.flatnonzero(~inside):
             out[i] = held.probability(rows[i])
     return out
-
-
-def answer_threshold(p_answer: Sequence[float], answerable: Sequence[bool]) -> float:
-    """The threshold with the best balanced accuracy whose false abstention stays at most
-    :data:`MAX_FALSE_ABSTENTION` (the lowest threshold when none does)."""
-    positives = [p for p, a in zip(p_answer, answerable, strict=True) if a]
-    negatives = [p for p, a in zip(p_answer, answerable, strict=True) if not a]
-    best, best_score = 0.0, -1.0
-    for t in sorted({0.0, *(round(p, DECIMALS) for p in p_answer)}):
-        false_abstention = sum(p < t for p in positives) / max(len(positives), 1)
-        if false_abstention > MAX_FALSE_ABSTENTION:
-            break
-        rejected = sum(p < t for p in negatives) / max(len(negatives), 1)
-        score = (rejected + 1 - false_abstention) / 2
-        if score > best_score:
-            best, best_score = t, score
-    return best
-
-
-def primary_curve(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
-                  ) -> list[tuple[float, float, float]]:
-    """``(threshold, mean F1, mean precision)`` of the primary list against expected and
-    acceptable endpoints, over the answerable cases, at each threshold of the grid (0.05 to
-    0.95): candidates after the first join the list when their probability reaches it."""
-    cases = []
-    for ex, probs in zip(examples, probabilities, strict=True):
-        if not ex.case.answerable or not probs:
-            continue
-        wanted = set(ex.case.expected) | set(ex.case.acceptable)
-        order = sorted(range(len(probs)), key=lambda i: -probs[i])[:PRESENTED]
-        hits = [endpoint_key(ex.pool.refs[i].signature) in wanted for i in order]
-        cases.append(([probs[i] for i in order], hits, len(set(ex.case.expected))))
-    curve = []
-    for t in [round(0.05 * i, 2) for i in range(1, 20)]:
-        f1s, precisions = [], []
-        for probs, hits, n_expected in cases:
-            chosen = [0] + [i for i in range(1, len(probs)) if probs[i] >= t]
-            right = sum(hits[i] for i in chosen)
-            precision, recall = right / len(chosen), min(right / max(n_expected, 1), 1.0)
-            f1s.append(2 * precision * recall / (precision + recall) if right else 0.0)
-            precisions.append(precision)
-        count = max(len(cases), 1)
-        curve.append((t, sum(f1s) / count if f1s else 0.0, sum(precisions) / count))
-    return curve
-
-
-def primary_threshold(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
-                      ) -> float:
-    """The probability above which a later candidate joins the primary list: the highest
-    threshold of :func:`primary_curve` within one case of the best mean F1 (the flat curve's
-    argmax jumped on small changes: experiments/2026-11-28-threshold-rules)."""
-    curve = primary_curve(examples, probabilities)
-    cases = sum(ex.case.answerable and bool(p) for ex, p in zip(examples, probabilities))
-    best = max(f1 for _, f1, _ in curve)
-    return max(t for t, f1, _ in curve if f1 >= best - 1.0 / max(cases, 1))
 
 
 def train(examples: Sequence[Example], disabled: Sequence[str] = (),

@@ -1,5 +1,5 @@
 """The primary threshold's mean F1 and mean precision on dev, out of fold, at each threshold of the
-grid ``make train`` searches (:func:`apiatlas.evals.train.primary_curve`); then the ranker trained
+grid ``make train`` searches (:func:`apiatlas.evals.calibration.primary_curve`); then the ranker trained
 as ``make train`` trains it, written to ``/tmp/diag/ranker.json`` (not over the shipped one).
 
     python experiments/2026-11-28-one-bm25/primary_curve.py
@@ -10,13 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import apiatlas.evals.train as t
+from apiatlas.evals.calibration import primary_curve
 
 _chosen = t.primary_threshold
 
 
 def traced(examples, probabilities):  # noqa: ANN001, ANN201
     answerable = sum(ex.case.answerable for ex in examples)
-    for threshold, f1, precision in t.primary_curve(examples, probabilities):
+    for threshold, f1, precision in primary_curve(examples, probabilities):
         print(f"threshold {threshold:.2f} mean F1 {f1:.4f} mean precision {precision:.4f} "
               f"cases {answerable}", flush=True)
     return _chosen(examples, probabilities)

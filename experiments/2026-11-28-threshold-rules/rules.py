@@ -1,11 +1,12 @@
 """How stable are the ranker's two learned thresholds, and would another rule choose them more
 stably at no cost on validation? Dev datasets only.
 
-    .venv/bin/python experiments/2026-11-28-threshold-rules/rules.py CACHE.pkl
+    .venv/bin/python experiments/2026-11-28-threshold-rules/rules.py CACHE.pkl [MODULE:NAME=VALUE ...]
 
 The first run collects the pools as ``make train`` does (training dev sets stacked with
 out-of-fold query adapters; the validation sets with the adapter of all training dev sets) and
-pickles them to ``CACHE.pkl``; later runs read it.
+pickles them to ``CACHE.pkl``; later runs read it. Each ``MODULE:NAME=VALUE`` sets a module
+constant first (so the pools are those of a refit with that value).
 
 For each rule it prints:
 - the threshold it picks on the out-of-fold training-dev predictions (what ``make train`` does);
@@ -16,6 +17,7 @@ For each rule it prints:
 
 from __future__ import annotations
 
+import importlib
 import pickle
 import random
 import statistics
@@ -26,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 import apiatlas.evals.train as t
+from apiatlas.evals import calibration as c
 from apiatlas.evals.dataset import load_dataset
 from apiatlas.evals.homes import dataset_files
 from apiatlas.graph.signatures import endpoint_key
@@ -71,9 +74,39 @@ def smoothed(curve: Curve, cases: int) -> float:
     return min(th for (th, _, _), m in zip(curve, means, strict=True) if m == best)
 
 
+def case_scores(examples: Sequence[t.Example], probs: Sequence[Sequence[float]],
+                threshold: float) -> list[tuple[float, float]]:
+    """Each answerable case's F1 and precision of the primary list at ``threshold`` (as
+    ``primary_curve`` scores them)."""
+    out = []
+    for ex, pr in zip(examples, probs, strict=True):
+        if not ex.case.answerable or not pr:
+            continue
+        wanted = set(ex.case.expected) | set(ex.case.acceptable)
+        order = sorted(range(len(pr)), key=lambda i: -pr[i])[:c.PRESENTED]
+        chosen = [order[0]] + [i for i in order[1:] if pr[i] >= threshold]
+        right = sum(endpoint_key(ex.pool.refs[i].signature) in wanted for i in chosen)
+        precision = right / len(chosen)
+        recall = min(right / max(len(set(ex.case.expected)), 1), 1.0)
+        out.append((2 * precision * recall / (precision + recall) if right else 0.0, precision))
+    return out
+
+
+def one_standard_error(examples: Sequence[t.Example], probs: Sequence[Sequence[float]]) -> float:
+    """The highest threshold whose mean F1 is within one standard error of the best (the
+    standard error of the best threshold's mean over the cases): the "one-standard-error rule"
+    of model selection, reading the higher threshold (fewer extra primaries) as the simpler
+    model."""
+    per = {th: [f for f, _ in case_scores(examples, probs, th)] for th in GRID}
+    means = {th: statistics.fmean(v) if v else 0.0 for th, v in per.items()}
+    best = max(GRID, key=lambda th: (means[th], -th))
+    se = statistics.stdev(per[best]) / len(per[best]) ** 0.5 if len(per[best]) > 1 else 0.0
+    return max(th for th in GRID if means[th] >= means[best] - se)
+
+
 PRIMARY_RULES: dict[str, Callable[[Curve, int], float]] = {
-    "lowest best F1 (shipped)": lowest_best,
-    "highest within a case of the best": highest_within_a_case,
+    "lowest best F1 (until 1013d26)": lowest_best,
+    "highest within a case of the best (1013d26)": highest_within_a_case,
     "best F1 of 3-point means": smoothed,
 }
 
@@ -81,14 +114,14 @@ PRIMARY_RULES: dict[str, Callable[[Curve, int], float]] = {
 # Answer-threshold rules: from out-of-fold answer probabilities and answerability.
 def shipped_answer(p: Sequence[float], answerable: Sequence[bool]) -> float:
     """``make train``'s rule: best balanced accuracy with false abstention <= 0.05."""
-    return t.answer_threshold(p, answerable)
+    return c.answer_threshold(p, answerable)
 
 
 def at_the_cap(p: Sequence[float], answerable: Sequence[bool]) -> float:
     """The highest threshold whose false abstention stays <= 0.05 (a quantile of the
     answerable cases' probabilities)."""
-    positives = sorted(round(x, t.DECIMALS) for x, a in zip(p, answerable, strict=True) if a)
-    allowed = int(t.MAX_FALSE_ABSTENTION * len(positives))
+    positives = sorted(round(x, c.DECIMALS) for x, a in zip(p, answerable, strict=True) if a)
+    allowed = int(c.MAX_FALSE_ABSTENTION * len(positives))
     return positives[allowed] if positives else 0.0
 
 
@@ -99,7 +132,7 @@ def bagged_answer(p: Sequence[float], answerable: Sequence[bool]) -> float:
     picks = []
     for _ in range(50):
         idx = [rng.randrange(n) for _ in range(n)]
-        picks.append(t.answer_threshold([p[i] for i in idx], [answerable[i] for i in idx]))
+        picks.append(c.answer_threshold([p[i] for i in idx], [answerable[i] for i in idx]))
     return statistics.median(picks)
 
 
@@ -118,19 +151,8 @@ def spread(values: Sequence[float]) -> str:
 def primary_figures(examples: Sequence[t.Example], probs: Sequence[Sequence[float]],
                     threshold: float) -> tuple[float, float]:
     """Mean F1 and mean precision of the primary lists at ``threshold`` (answerable cases)."""
-    f1s, precisions = [], []
-    for ex, pr in zip(examples, probs, strict=True):
-        if not ex.case.answerable or not pr:
-            continue
-        wanted = set(ex.case.expected) | set(ex.case.acceptable)
-        order = sorted(range(len(pr)), key=lambda i: -pr[i])[:t.PRESENTED]
-        chosen = [order[0]] + [i for i in order[1:] if pr[i] >= threshold]
-        right = sum(endpoint_key(ex.pool.refs[i].signature) in wanted for i in chosen)
-        precision = right / len(chosen)
-        recall = min(right / max(len(set(ex.case.expected)), 1), 1.0)
-        f1s.append(2 * precision * recall / (precision + recall) if right else 0.0)
-        precisions.append(precision)
-    return statistics.fmean(f1s), statistics.fmean(precisions)
+    scored = case_scores(examples, probs, threshold)
+    return statistics.fmean(f for f, _ in scored), statistics.fmean(p for _, p in scored)
 
 
 def abstention(examples: Sequence[t.Example], p: Sequence[float], threshold: float
@@ -140,6 +162,17 @@ def abstention(examples: Sequence[t.Example], p: Sequence[float], threshold: flo
     neg = [o for o, ex in zip(out, examples, strict=True) if not ex.case.answerable]
     pos = [o for o, ex in zip(out, examples, strict=True) if ex.case.answerable]
     return sum(neg) / max(len(neg), 1), sum(pos) / max(len(pos), 1)
+
+
+def patch(setting: str) -> None:
+    """``MODULE:NAME=VALUE``: set a module constant (in the modules that bind it) before
+    collecting, as ``../2026-11-28-graph-values/run.py`` does."""
+    target, _, text = setting.partition("=")
+    module_name, name = target.split(":")
+    old = getattr(importlib.import_module(module_name), name)
+    for loaded_name, loaded in list(sys.modules.items()):
+        if loaded_name.startswith("apiatlas") and getattr(loaded, name, None) is old:
+            setattr(loaded, name, type(old)(text))
 
 
 def main(cache: Path) -> None:
@@ -160,7 +193,7 @@ def main(cache: Path) -> None:
 
     def curve_of(idx: Sequence[int]) -> tuple[Curve, int]:
         exs = [train[i] for i in idx]
-        return t.primary_curve(exs, [oof[i] for i in idx]), sum(e.case.answerable for e in exs)
+        return c.primary_curve(exs, [oof[i] for i in idx]), sum(e.case.answerable for e in exs)
 
     leave_out = [[i for i, ex in enumerate(train) if ex.dataset != n] for n in names]
     print("\n## primary threshold")
@@ -171,6 +204,14 @@ def main(cache: Path) -> None:
         f1, precision = primary_figures(held, held_probs, pick)
         print(f"{label}: pick {pick:.2f}; leave-one-set-out {spread(lo)}; "
               f"bootstrap {spread(boot)}; validation mean F1 {f1:.4f}, precision {precision:.4f}")
+    label = "one standard error of the best"
+    pick = one_standard_error(train, oof)
+    lo = [one_standard_error([train[i] for i in idx], [oof[i] for i in idx]) for idx in leave_out]
+    boot = [one_standard_error([train[i] for i in idx], [oof[i] for i in idx])
+            for idx in samples[:50]]
+    f1, precision = primary_figures(held, held_probs, pick)
+    print(f"{label}: pick {pick:.2f}; leave-one-set-out {spread(lo)}; "
+          f"bootstrap (50) {spread(boot)}; validation mean F1 {f1:.4f}, precision {precision:.4f}")
     print("\n## answer threshold")
     for label, rule in ANSWER_RULES.items():
         pick = rule(p_oof, answerable)
@@ -185,4 +226,6 @@ def main(cache: Path) -> None:
 
 
 if __name__ == "__main__":
+    for setting in sys.argv[2:]:
+        patch(setting)
     main(Path(sys.argv[1]))

@@ -10,14 +10,8 @@ import pytest
 from apiatlas.errors import UsageError
 from apiatlas.evals.dataset import Case
 from apiatlas.evals.adapter_fit import card_top1
-from apiatlas.evals.train import (
-    Example,
-    answer_threshold,
-    dev_datasets,
-    fit_linear,
-    labels,
-    primary_threshold,
-)
+from apiatlas.evals.calibration import answer_threshold, primary_threshold
+from apiatlas.evals.train import Example, dev_datasets, fit_linear, labels
 from apiatlas.graph.model import EndpointRef
 from apiatlas.rag.ranking.features import Pool
 
@@ -69,6 +63,19 @@ def test_on_a_flat_curve_the_primary_threshold_prefers_the_shorter_list() -> Non
     cases = [two, one] * 50 + [one]
     probabilities = [[0.9, 0.7, 0.1], [0.9, 0.75, 0.1]] * 50 + [[0.9, 0.1, 0.1]]
     assert primary_threshold(cases, probabilities) == 0.95
+
+
+def test_a_gain_within_one_standard_error_admits_no_second_candidate() -> None:
+    two = example(["GET /a", "GET /b"], [], ["GET /a", "GET /b", "GET /c"])
+    one = example(["GET /a"], [], ["GET /a", "GET /x", "GET /y"])
+    miss = example(["GET /z"], [], ["GET /a", "GET /x", "GET /y"])
+    # Admitting /b (0.3) gains 5 of 100 cases a third each: mean F1 0.683 -> 0.700, more than
+    # one case (0.01) but well inside the best threshold's standard error (about 0.046).
+    cases = [two] * 5 + [one] * 65 + [miss] * 30
+    probabilities = [[0.9, 0.3, 0.05]] * 5 + [[0.9, 0.1, 0.1]] * 95
+    assert primary_threshold(cases, probabilities) == 0.95
+    # The same gain on cases that all agree is no noise: then /b is admitted.
+    assert primary_threshold([two] * 5 + [one] * 65, probabilities[:70]) == 0.3
 
 
 def test_fit_linear_is_deterministic_and_rounded() -> None:
