@@ -31,10 +31,8 @@ import apiatlas.evals.train as t
 from apiatlas.evals import calibration as c
 from apiatlas.evals.dataset import load_dataset
 from apiatlas.evals.homes import dataset_files
-from apiatlas.graph.signatures import endpoint_key
 from apiatlas.rag.ranking.model import ANSWER_FEATURES
 
-GRID = [round(0.05 * i, 2) for i in range(1, 20)]
 BOOTSTRAP = 200
 
 
@@ -74,34 +72,11 @@ def smoothed(curve: Curve, cases: int) -> float:
     return min(th for (th, _, _), m in zip(curve, means, strict=True) if m == best)
 
 
-def case_scores(examples: Sequence[t.Example], probs: Sequence[Sequence[float]],
-                threshold: float) -> list[tuple[float, float]]:
-    """Each answerable case's F1 and precision of the primary list at ``threshold`` (as
-    ``primary_curve`` scores them)."""
-    out = []
-    for ex, pr in zip(examples, probs, strict=True):
-        if not ex.case.answerable or not pr:
-            continue
-        wanted = set(ex.case.expected) | set(ex.case.acceptable)
-        order = sorted(range(len(pr)), key=lambda i: -pr[i])[:c.PRESENTED]
-        chosen = [order[0]] + [i for i in order[1:] if pr[i] >= threshold]
-        right = sum(endpoint_key(ex.pool.refs[i].signature) in wanted for i in chosen)
-        precision = right / len(chosen)
-        recall = min(right / max(len(set(ex.case.expected)), 1), 1.0)
-        out.append((2 * precision * recall / (precision + recall) if right else 0.0, precision))
-    return out
-
-
 def one_standard_error(examples: Sequence[t.Example], probs: Sequence[Sequence[float]]) -> float:
-    """The highest threshold whose mean F1 is within one standard error of the best (the
-    standard error of the best threshold's mean over the cases): the "one-standard-error rule"
-    of model selection, reading the higher threshold (fewer extra primaries) as the simpler
-    model."""
-    per = {th: [f for f, _ in case_scores(examples, probs, th)] for th in GRID}
-    means = {th: statistics.fmean(v) if v else 0.0 for th, v in per.items()}
-    best = max(GRID, key=lambda th: (means[th], -th))
-    se = statistics.stdev(per[best]) / len(per[best]) ** 0.5 if len(per[best]) > 1 else 0.0
-    return max(th for th in GRID if means[th] >= means[best] - se)
+    """The one-standard-error rule, as ``make train`` now ships it
+    (:func:`apiatlas.evals.calibration.primary_threshold`): the highest threshold whose mean F1
+    is within one standard error of the best threshold's."""
+    return c.primary_threshold(examples, probs)
 
 
 PRIMARY_RULES: dict[str, Callable[[Curve, int], float]] = {
@@ -151,7 +126,7 @@ def spread(values: Sequence[float]) -> str:
 def primary_figures(examples: Sequence[t.Example], probs: Sequence[Sequence[float]],
                     threshold: float) -> tuple[float, float]:
     """Mean F1 and mean precision of the primary lists at ``threshold`` (answerable cases)."""
-    scored = case_scores(examples, probs, threshold)
+    scored = c.primary_scores(examples, probs)[threshold]
     return statistics.fmean(f for f, _ in scored), statistics.fmean(p for _, p in scored)
 
 
