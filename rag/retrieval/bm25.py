@@ -19,10 +19,9 @@ import math
 
 import numpy as np
 
-K1 = 1.2
-"""Term-frequency saturation (Lucene's and FTS5's default)."""
-B = 0.75
-"""Length normalisation (Lucene's and FTS5's default)."""
+from apiatlas.graph.fts import B, K1  # one parameter set: FTS5's fixed k1 1.2, b 0.75
+
+__all__ = ["B", "K1", "idf", "length_norms", "term_scores"]
 
 
 def idf(documents: int, having: int) -> float:
