@@ -188,13 +188,10 @@ def write_written(folders: list[Path], api_dir: Path, target: Path,
             for pair in written_pairs(file, api_dir, rng, heldout):
                 out.write(json.dumps(pair, ensure_ascii=False) + "\n")
                 count += 1
-    names = []
-    for folder in folders:
-        folder = folder.resolve()
-        names.append((folder.relative_to(Path.cwd()) if folder.is_relative_to(Path.cwd())
-                      else folder).as_posix())
-    return {"folder": names[0] if len(names) == 1 else names, "apis": len(files),
-            "pairs": count}
+    cwd = Path.cwd()
+    shown = [(f.resolve().relative_to(cwd) if f.resolve().is_relative_to(cwd) else f.resolve())
+             .as_posix() for f in folders]
+    return {"folders": shown, "apis": len(files), "pairs": count}
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:

@@ -139,7 +139,7 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
             mean = sum(losses[-10:]) / len(losses[-10:])
             print(f"step {step + 1}/{steps} loss {mean:.4f} "
                   f"{time.monotonic() - started:.0f}s", flush=True)
-    _save(model, base, out / "model")
+    save_model(model, base, out / "model")
     record = {
         "base": base.name, "pairs_files": [f.name for f in files],
         "written_files": [f.name for f in written], "written_repeat": written_repeat,
@@ -161,10 +161,10 @@ def _loss(model: Any, tokenizer: Any, device: str, chosen: list[dict[str, Any]],
     negative of the batch, its own positive the target."""
     import torch
 
-    queries = _encode(model, tokenizer, device, [p["query"] for p in chosen], QUERY_TOKENS, half)
+    queries = encode(model, tokenizer, device, [p["query"] for p in chosen], QUERY_TOKENS, half)
     docs = [p["positive"] for p in chosen]
     docs += [p["negative"] for p in chosen if p.get("negative")]
-    targets = _encode(model, tokenizer, device, docs, DOC_TOKENS, half)
+    targets = encode(model, tokenizer, device, docs, DOC_TOKENS, half)
     scores = queries @ targets.T * SCALE
     return torch.nn.functional.cross_entropy(scores, torch.arange(len(chosen), device=device))
 
@@ -208,7 +208,7 @@ def native_bf16(device: str) -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
-def _encode(model: Any, tokenizer: Any, device: str, texts: list[str], limit: int,
+def encode(model: Any, tokenizer: Any, device: str, texts: list[str], limit: int,
             half: bool) -> Any:
     """Unit mean-pooled vectors of ``texts``, each cut to ``limit`` tokens (its last token
     kept), with gradients; the forward pass under bfloat16 autocast when ``half``."""
@@ -231,7 +231,7 @@ def _encode(model: Any, tokenizer: Any, device: str, texts: list[str], limit: in
     return torch.nn.functional.normalize(pooled.float(), p=2, dim=1)
 
 
-def _save(model: Any, base: Path, folder: Path) -> None:
+def save_model(model: Any, base: Path, folder: Path) -> None:
     """The trained model to ``folder``, with the base model's tokenizer and pooling files."""
     folder.mkdir(parents=True, exist_ok=True)
     model.eval().to("cpu").save_pretrained(str(folder), safe_serialization=True)

@@ -57,7 +57,7 @@ def convert(onnx_path: Path, out: Path) -> float:
     import torch
     from transformers import AutoModel
 
-    from apiatlas.evals.encoder.train import _save
+    from apiatlas.evals.encoder.train import save_model
     from apiatlas.rag.runtime.onnx_minilm import base_model_dir
 
     base = base_model_dir()
@@ -67,17 +67,18 @@ def convert(onnx_path: Path, out: Path) -> float:
         {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in state.items()}, strict=False)
     if unexpected or any(not k.startswith("pooler.") for k in missing):
         raise ValueError(f"weights do not fit: missing {missing}, unexpected {unexpected}")
-    _save(model, base, out)
+    save_model(model, base, out)
     shutil.copy2(onnx_path.parent / "tokenizer.json", out / "tokenizer.json")
     return _check(onnx_path, out)
 
 
 def _check(onnx_path: Path, folder: Path) -> float:
-    from apiatlas.evals.encoder.quick import onnx_embed
-    from apiatlas.evals.encoder.train import _encode
     import torch
     from tokenizers import Tokenizer
     from transformers import AutoModel
+
+    from apiatlas.evals.encoder.quick import onnx_embed
+    from apiatlas.evals.encoder.train import encode
 
     texts = ["How do I delete a stack set?", "POST /v2/locations Creates a location.",
              "list the invoices of a customer between two dates " * 20]
@@ -86,7 +87,7 @@ def _check(onnx_path: Path, folder: Path) -> float:
     tokenizer.no_truncation()
     tokenizer.no_padding()
     with torch.no_grad():
-        ours = np.stack([_encode(model, tokenizer, "cpu", [t], 256, False)[0].numpy()
+        ours = np.stack([encode(model, tokenizer, "cpu", [t], 256, False)[0].numpy()
                          for t in texts])
     theirs = onnx_embed(onnx_path.parent)(texts)
     return float(np.min(np.sum(ours * theirs, axis=1)))
