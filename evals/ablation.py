@@ -1,4 +1,6 @@
-"""``make ablation``: the ranker with each signal switched off in turn, and against plain RRF.
+"""``make ablation``: the ranker as shipped, with each signal switched in turn (off where the
+shipped ranker has it, on where it does not: :data:`~apiatlas.evals.train.DISABLED`), with and
+without the query adapter (:data:`~apiatlas.evals.train.ADAPTER`), and against plain RRF.
 
 Every variant is trained on the dev datasets only. Dev figures are out of fold (each dev API
 ranked by a model fitted on the other dev APIs); test figures come from the model fitted on all
@@ -20,7 +22,7 @@ from pathlib import Path
 from apiatlas.evals.dataset import load_dataset
 from apiatlas.evals.homes import dataset_files
 from apiatlas.evals.train import (
-    DATASETS, HOMES, VALIDATION, Example, collect, dev_datasets, stacked, train,
+    ADAPTER, DATASETS, DISABLED, HOMES, VALIDATION, Example, collect, dev_datasets, stacked, train,
 )  # fmt: skip
 from apiatlas.graph.signatures import endpoint_key
 from apiatlas.rag.ranking.features import FEATURES, GROUPS
@@ -95,10 +97,19 @@ def evaluate(dev: Sequence[Example], test: Sequence[Example], disabled: Sequence
 
 
 def variants() -> dict[str, Sequence[str] | None]:
-    """Variant name -> disabled groups (``None`` is plain RRF)."""
-    out: dict[str, Sequence[str] | None] = {"learned (all signals)": ()}
-    out.update({f"without {group}": (group,) for group in GROUPS})
-    out["one dense vector (the card's; no name or about vector)"] = ("dense:name", "dense:about")
+    """Variant name -> disabled groups (``None`` is plain RRF): the shipped ranker, then each
+    group switched from the shipped setting."""
+    shipped = tuple(DISABLED)
+    out: dict[str, Sequence[str] | None] = {
+        "learned, as shipped (" + (", ".join(f"without {g}" for g in shipped) or "all signals")
+        + ")": shipped}
+    for group in GROUPS:
+        if group in shipped:
+            out[f"with {group}"] = tuple(g for g in shipped if g != group)
+        else:
+            out[f"without {group}"] = (*shipped, group)
+    out["one dense vector (the card's; no name or about vector)"] = (
+        *shipped, "dense:name", "dense:about")
     out["RRF (graph + name-dense + text BM25 ranks)"] = None
     return out
 
@@ -149,11 +160,14 @@ def main(argv: Sequence[str] | None = None) -> int:
               + collect(test_sets, args.test_homes, adapters, embedded))
     splits = {**{ex.dataset: "dev" for ex in dev.examples}, **{d.name: "dev" for d in held},
               **{d.name: "test" for d in test_sets}}
-    results = {name: evaluate(dev.examples, scored, disabled)
-               for name, disabled in variants().items()}
     plain = (collect(held, args.homes, embedded=embedded)
              + collect(test_sets, args.test_homes, embedded=embedded))
-    results["without the query adapter"] = evaluate(dev.plain, plain, ())
+    # The shipped pools (with or without the adapter, as ADAPTER says) and the other kind.
+    pools = {True: (dev.examples, scored), False: (dev.plain, plain)}
+    results = {name: evaluate(*pools[ADAPTER], disabled)
+               for name, disabled in variants().items()}
+    other = "without the query adapter" if ADAPTER else "with the query adapter"
+    results[other] = evaluate(*pools[not ADAPTER], DISABLED)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "ablation.md").write_text(markdown(results, splits) + "\n", encoding="utf-8")
     (args.out / "ablation.json").write_text(

@@ -7,10 +7,11 @@ the same artifact byte for byte (fixed solver, no sampling, rounded coefficients
 Thresholds are chosen on out-of-fold predictions (each dev API scored by models fitted on the
 other dev APIs), so they reflect how the ranker does on an API it has not seen.
 
-The query adapter (:mod:`apiatlas.rag.ranking.adapter`) is stacked the same way: each dev API's
-candidate pools, on which the ranker is fitted, are built with an adapter fitted on the other dev
-APIs, so the ranker learns how far to trust adapted similarities on an API the adapter has not
-seen. The artifact carries the adapter fitted on all of them.
+The ranker is trained without the signal groups of :data:`DISABLED` and, by :data:`ADAPTER`,
+without a query adapter. When the adapter is on (:mod:`apiatlas.rag.ranking.adapter`) it is
+stacked the same way as the thresholds: each dev API's candidate pools, on which the ranker is
+fitted, are built with an adapter fitted on the other dev APIs, and the artifact carries the
+adapter fitted on all of them. ``make ablation`` measures both choices again.
 """
 
 from __future__ import annotations
@@ -64,6 +65,19 @@ trained on the other dev sets (open to development, unlike the test sets). Train
 too left the out-of-fold top1 of the other dev sets unchanged (0.529 -> 0.527, 2026-11-24)."""
 C = 1.0
 """Inverse regularisation strength of both logistic models (scikit-learn's default)."""
+DISABLED: tuple[str, ...] = ("text",)
+"""Signal groups the ranker is trained without. Chosen on dev by backward elimination over the
+groups (``experiments/2026-11-29-ranker-features``, the round-two encoder, pools without the
+adapter): switching off the whole-text BM25 rank gained 9 expected-top1 cases of 390 pooled over
+the eight training sets (out of fold) and the three validation sets (235 -> 244); no further
+group gained two."""
+ADAPTER = False
+"""Whether a query adapter is fitted. Off since the round-two encoder, which was itself trained
+on questions. On dev, all signals on (``experiments/2026-11-29-ranker-features``): pooled
+expected-top1 cases 233 with the adapter, 235 without, lenient 261 and 270; the training sets
+out of fold 0.594 -> 0.623 top1, 0.778 -> 0.797 recall@5; validation 0.590 -> 0.571 top1 (three
+cases), 0.660 -> 0.667 lenient, 0.755 -> 0.775 recall@5. A smaller artifact and no adapter fit
+are the tie-breakers."""
 
 
 @dataclass
@@ -324,16 +338,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(line, flush=True)
         return 0
     datasets = dev_datasets()
-    dev = stacked(datasets, args.homes)
-    model = train(dev.examples, meta={
+    if ADAPTER:
+        dev = stacked(datasets, args.homes)
+        examples, adapter = dev.examples, dev.adapter
+    else:
+        examples, adapter = collect(datasets, args.homes), None
+    model = train(examples, DISABLED, meta={
         "datasets": sorted(d.name for d in datasets),
-        "cases": len(dev.examples),
+        "cases": len(examples),
         "digests": digest(datasets),
         "numerics": numerics(),
     })
-    model = dataclasses.replace(model, adapter=dev.adapter)
+    model = dataclasses.replace(model, adapter=adapter)
     write_artifact(model, args.out)
-    print(f"trained on {len(dev.examples)} dev cases of {len(datasets)} datasets -> {args.out}")
+    print(f"trained on {len(examples)} dev cases of {len(datasets)} datasets -> {args.out}")
     print(f"answer threshold {model.answer_threshold}, primary threshold "
           f"{model.primary_threshold}")
     return 0

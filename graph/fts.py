@@ -9,9 +9,10 @@ in-memory SQLite database, so no second stemmer can disagree with FTS5. The text
 :func:`~apiatlas.graph.records.search_columns`, the question's words those of
 :func:`~apiatlas.graph.records.fts_query`.
 
-The library's own indexes in ``rag/`` (the ranker's fields, the hybrid retriever's lexical half)
-score with one BM25 of their own, ``apiatlas.rag.retrieval.bm25``: the same k1 and b, Lucene's
-idf.
+The library's own indexes in ``rag/`` (the ranker's per-field and whole-text scores, the hybrid
+retriever's lexical half) score with this module's :func:`idf`, :func:`length_norm` and
+:func:`term_score` too, in numpy: every BM25 in the project is this one formula, with one
+parameter set (``experiments/2026-11-28-one-bm25``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import math
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from apiatlas.graph.records import fts_query
 
@@ -73,13 +75,28 @@ def query_phrases(tokenizer: Fts5Tokenizer, text: str) -> list[str]:
     return [cols[0][0] for cols in tokenizer.tokenize([(t,) for t in raw]) if len(cols[0]) == 1]
 
 
+def idf(rows: int, having: int) -> float:
+    """FTS5's idf of a term found in ``having`` of ``rows`` rows: ``log((N - n + 0.5) / (n +
+    0.5))``, floored at 1e-6 for a term in half of the rows or more."""
+    value = math.log((rows - having + 0.5) / (having + 0.5))
+    return value if value > 0.0 else 1e-6
+
+
+def length_norm(length: Any, average: float) -> Any:
+    """The denominator's length part, ``k1 * (1 - b + b * length / average)``, for one length
+    or a numpy array of them."""
+    return K1 * (1 - B + B * length / (average or 1.0))
+
+
+def term_score(term_idf: float, frequency: Any, norm: Any) -> Any:
+    """One term's contribution to a row with ``frequency`` (weighted) and :func:`length_norm`
+    ``norm``, in FTS5's float order; numpy arrays score many rows at once."""
+    return term_idf * ((frequency * (K1 + 1.0)) / (frequency + norm))
+
+
 def bm25_idfs(rows: int, n_hits: Sequence[int]) -> list[float]:
     """FTS5's idf of each phrase, from the rows in the corpus and the rows each phrase hits."""
-    idfs = []
-    for n_hit in n_hits:
-        idf = math.log((rows - n_hit + 0.5) / (n_hit + 0.5))
-        idfs.append(idf if idf > 0.0 else 1e-6)
-    return idfs
+    return [idf(rows, n_hit) for n_hit in n_hits]
 
 
 def bm25_score(weights: Sequence[float], length: int, idfs: Sequence[float], avgdl: float) -> float:
@@ -92,8 +109,9 @@ def bm25_score(weights: Sequence[float], length: int, idfs: Sequence[float], avg
         avgdl: Mean row length in the corpus.
     """
     score = 0.0
-    for f, idf in zip(weights, idfs, strict=True):
-        score += idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * float(length) / avgdl)))
+    norm = length_norm(float(length), avgdl)
+    for f, term_idf in zip(weights, idfs, strict=True):
+        score += term_score(term_idf, f, norm)
     return score
 
 

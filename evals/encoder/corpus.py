@@ -18,11 +18,13 @@
 
 4. Pairs the written questions of ``evals/encoder/questions/v1`` (independent testers' questions
    about corpus APIs, see its README; ``--questions`` names other versions' folders too) with the
-   card of the endpoint each expects.
+   card of the endpoint each expects: ``written.jsonl.gz``, training's first round. The questions
+   of every version (``v1``, ``v2``, ...) are paired again into ``written-all.jsonl.gz``, the
+   second round's.
 
-Writes ``DIR/pairs.jsonl.gz``, ``DIR/written.jsonl.gz`` and ``DIR/provenance.json`` (the package's name, version and
-integrity, the held-out list's sha256, the recipe, and counts of specs, operations and pairs by
-source and by provider).
+Writes ``DIR/pairs.jsonl.gz``, ``DIR/written.jsonl.gz``, ``DIR/written-all.jsonl.gz`` and
+``DIR/provenance.json`` (the package's name, version and integrity, the held-out list's sha256,
+the recipe, and counts of specs, operations and pairs by source and by provider).
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ INTEGRITY = ("sha512-KNwaKEo+m5ahl0MdlfKOC6+e3oTpI0v5y4EX9uadfBsrUyXSTGg/k3XSRw5
 dist.integrity``)."""
 DEFAULT_DIR = Path(".apiatlas/corpus")
 QUESTIONS = Path(__file__).resolve().parent / "questions" / "v1"
+"""Round one's written questions (``written.jsonl.gz``)."""
+QUESTION_VERSIONS = sorted(QUESTIONS.parent.glob("v[0-9]*/"), key=lambda p: int(p.name[1:]))
+"""Every version's folder, in order: round two's questions (``written-all.jsonl.gz``)."""
 PROVIDER_CAP = 1500
 """Operations kept per provider: without a cap, microsoft.com (33.9k), amazonaws.com (15.6k),
 github.com (11.1k, held out anyway), azure.com and googleapis.com would be half the 125k."""
@@ -251,6 +256,9 @@ def main(argv: list[str] | None = None) -> None:
     partial.replace(args.out / "pairs.jsonl.gz")
     provenance["written"] = write_written(args.questions, api_dir, args.out / "written.jsonl.gz",
                                           random.Random(args.seed))
+    provenance["written_all"] = write_written(QUESTION_VERSIONS, api_dir,
+                                              args.out / "written-all.jsonl.gz",
+                                              random.Random(args.seed))
     provenance.update({
         "specs": specs, "operations": operations, "pairs": pairs,
         "providers": len(by_provider), "pairs_by_source": dict(sorted(by_source.items())),

@@ -78,7 +78,8 @@ def ship(folder: Path, target: Path, provenance: dict[str, Any]) -> dict[str, An
 def provenance(record: dict[str, Any], corpus: dict[str, Any],
                scores: dict[str, Any] | None) -> dict[str, Any]:
     """What ``provenance.json`` records: the corpus (its package, integrity, counts and what the
-    held-out rule removed), the written questions, the training run and, when given, the
+    held-out rule removed), the written questions (round one's and every version's), the
+    training run (with its base's run, ``base_recipe``, when it had one) and, when given, the
     figures that chose it."""
     found: dict[str, Any] = {
         "model": "all-MiniLM-L6-v2 fine-tuned for API retrieval (make corpus, make train-encoder)",
@@ -88,6 +89,7 @@ def provenance(record: dict[str, Any], corpus: dict[str, Any],
         "corpus_heldout_removed": sorted({r["as"] for r in corpus["removed_heldout"]}),
         "corpus_heldout_removed_specs": len(corpus["removed_heldout"]),
         "written_questions": corpus.get("written"),
+        "written_questions_all": corpus.get("written_all"),
         "recipe": record,
         "command": "make corpus && make train-encoder",
     }

@@ -103,7 +103,8 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
           written_repeat: int = 1) -> dict[str, Any]:
     """Fine-tune the model in ``base`` on the pairs of ``files`` and ``written_repeat`` times
     those of ``written``; the model goes to ``out/model``. Returns the run's record (also
-    written to ``out/train.json``)."""
+    written to ``out/train.json``); when ``base`` is an earlier round's ``model`` folder, that
+    round's ``train.json`` is kept in it as ``base_recipe``."""
     import numpy as np
     import torch
     from tokenizers import Tokenizer
@@ -151,6 +152,9 @@ def train(base: Path, files: list[Path], out: Path, *, seed: int, epochs: float,
         "loss_first_50": sum(losses[:50]) / max(1, len(losses[:50])),
         "loss_last_50": sum(losses[-50:]) / max(1, len(losses[-50:])),
     }
+    earlier = base.parent / "train.json"  # a base trained here: its own record, so rounds chain
+    if earlier.exists():
+        record["base_recipe"] = json.loads(earlier.read_text(encoding="utf-8"))
     (out / "train.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return record
 

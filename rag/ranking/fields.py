@@ -40,11 +40,11 @@ from langchain_core.embeddings import Embeddings
 from apiatlas.files import write_atomic
 from apiatlas.graph.model import EndpointRef, Node
 from apiatlas.graph.build.linker import normalise_path
+from apiatlas.graph import fts
 from apiatlas.graph.records import endpoint_ref
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.graph.words import is_param, is_version, path_segments, singular, split_words
 from apiatlas.graph.lexicon import STOP_WORDS
-from apiatlas.rag.retrieval import bm25
 from apiatlas.rag.runtime.embeddings import unit_rows
 
 FIELDS: tuple[str, ...] = ("name", "description", "path", "tag", "schema", "params", "docs")
@@ -96,7 +96,7 @@ class _Postings:
             if found is None:
                 continue
             docs, tf, norm = found
-            out[docs] += bm25.term_scores(bm25.idf(n, len(docs)), tf, norm)
+            out[docs] += fts.term_score(fts.idf(n, len(docs)), tf, norm)
         return out
 
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -110,7 +110,7 @@ class _Postings:
             positions = np.fromiter(docs, dtype=np.int64, count=len(docs))
             tf = np.fromiter(docs.values(), dtype=np.float64, count=len(docs))
             lengths = np.asarray([self.lengths[d] for d in docs], dtype=np.float64)
-            norm = bm25.length_norms(lengths, self.average)
+            norm = fts.length_norm(lengths, self.average)
             found = self._arrays[term] = (positions, tf, norm)
         return found
 

@@ -24,7 +24,7 @@ from langchain_core.runnables.config import run_in_executor
 
 from apiatlas.graph.lexicon import STOP_WORDS
 from apiatlas.graph.words import singular
-from apiatlas.rag.retrieval import bm25
+from apiatlas.graph import fts
 from apiatlas.rag.retrieval.topk import top_positions
 
 # Words joined by "_" or "-" form one identifier; "/", "{", "." and spaces separate identifiers.
@@ -75,7 +75,7 @@ def document_tokens(doc: Document) -> list[str]:
 class LexicalIndex:
     """BM25 statistics of a tokenised corpus, stored column-wise (term -> documents).
 
-    Scores are the library's one BM25 (:mod:`apiatlas.rag.retrieval.bm25`, Lucene's formula);
+    Scores are the project's one BM25 (:mod:`apiatlas.graph.fts`, FTS5's formula);
     a query only touches the documents that contain its tokens, and the index round-trips
     through an ``.npz`` file, so a process that opens a project reads it instead of tokenising
     the corpus again.
@@ -109,9 +109,9 @@ class LexicalIndex:
         self.lengths = lengths
         n = len(lengths)
         self.avgdl = float(lengths.sum()) / n if n else 0.0
-        self.idf = np.array([bm25.idf(n, df) for df in np.diff(indptr).tolist()],
+        self.idf = np.array([fts.idf(n, df) for df in np.diff(indptr).tolist()],
                             dtype=np.float64)
-        self.norms = bm25.length_norms(lengths.astype(np.float64), self.avgdl)
+        self.norms = fts.length_norm(lengths.astype(np.float64), self.avgdl)
 
     @classmethod
     def build(cls, corpus: Sequence[Sequence[str]]) -> LexicalIndex:
@@ -155,8 +155,8 @@ class LexicalIndex:
                 continue
             span = slice(self.indptr[column], self.indptr[column + 1])
             rows = self.rows[span]
-            score[rows] += bm25.term_scores(float(self.idf[column]),
-                                            self.counts[span].astype(np.float64), self.norms[rows])
+            score[rows] += fts.term_score(float(self.idf[column]),
+                                         self.counts[span].astype(np.float64), self.norms[rows])
         return score
 
     def subset(self, keep: Sequence[int]) -> LexicalIndex:
@@ -280,5 +280,5 @@ def _term_weight(index: LexicalIndex, term: tuple[str, ...]) -> float:
     idfs = [idf for t in term if (idf := index.term_idf(t)) is not None]
     if not idfs:
         # Unknown to the corpus: weigh it like a word found in no document at all.
-        return bm25.idf(len(index), 0)
+        return fts.idf(len(index), 0)
     return max(idfs)

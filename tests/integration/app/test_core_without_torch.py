@@ -57,8 +57,14 @@ def test_the_shipped_model_is_the_one_its_provenance_describes() -> None:
     assert prov["heldout_sha256"] == heldout_sha256()
     assert prov["corpus"]["integrity"] == corpus.INTEGRITY
     assert prov["corpus"]["version"] == corpus.VERSION
-    written = prov["written_questions"]
+    # Two rounds: round one on the weak pairs and v1's written questions three times, round two
+    # from its weights on every version's written questions once.
+    written, every = prov["written_questions"], prov["written_questions_all"]
     assert written["apis"] == len(list(corpus.QUESTIONS.glob("*.yaml")))
-    assert prov["recipe"]["pairs"] == prov["corpus"]["pairs"] + 3 * written["pairs"]
+    assert every["apis"] == sum(len(list(f.glob("*.yaml"))) for f in corpus.QUESTION_VERSIONS)
+    assert every["apis"] > written["apis"]
+    two, one = prov["recipe"], prov["recipe"]["base_recipe"]
+    assert two["pairs"] == two["written_repeat"] * every["pairs"] and not two["pairs_files"]
+    assert one["pairs"] == prov["corpus"]["pairs"] + 3 * written["pairs"]
     assert prov["selection"]["chosen"] in prov["selection"]["variants"]
     assert (folder / "model.onnx").stat().st_size < 50_000_000  # float16 storage

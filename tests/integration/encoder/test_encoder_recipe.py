@@ -146,6 +146,12 @@ def test_train_encoder_runs_and_exports_a_model_the_product_can_load(
     assert half.model_id.startswith("encoder-") and full.model_id.startswith("minilm-")
     assert target.joinpath("model.onnx").stat().st_size < 0.55 * onnx_minilm.onnx_path(
         out / "model").stat().st_size
+    # Round two starts from round one's folder and keeps its record.
+    again = train.train(out / "model", [], tmp_path / "two", seed=1, epochs=1.0, batch=8,
+                        lr=2e-5, max_steps=1, device="cpu",
+                        written=(mined / "written-all.jsonl.gz",), written_repeat=1)
+    assert again["base_recipe"] == record and again["steps"] == 1
+    assert again["pairs"] == len(_pairs(mined / "written-all.jsonl.gz")) > asked
 
 
 def test_batches_keep_an_endpoint_once_and_specs_together() -> None:

@@ -18,14 +18,16 @@ from apiatlas.rag.runtime.embeddings import load_embeddings
 DATASETS = Path(__file__).resolve().parents[3] / "evals" / "datasets"
 MARGIN = 0.03
 
-# Measured 2026-11-27 with the fine-tuned encoder (issue 33) and the ranker retrained on it
-# (evals/README.md): top1 counts expected endpoints only. Abstention has no floor where the
-# measured accuracy is 0 (a floor below 0 could not fail).
+# Measured 2026-11-29 with the round-two encoder (issue 33) and the ranker refit on it without a
+# query adapter (evals/README.md): top1 counts expected endpoints only. The sample is a dev set
+# the ranker is fitted on: its figures fell from 0.90 / 0.95 when the adapter, which could learn
+# its very questions, went. Abstention has no floor where the measured accuracy is 0 (a floor
+# below 0 could not fail).
 MEASURED = {
-    ("dev", "sample"): {"top1": 0.9038, "recall@5": 0.9519, "abstention_accuracy": 0.25},
-    ("test", "square"): {"top1": 0.6364, "recall@5": 0.9394},
-    ("test", "lob"): {"top1": 0.7143, "recall@5": 0.8929},
-    ("test", "adyen"): {"top1": 0.5714, "recall@5": 0.8929},
+    ("dev", "sample"): {"top1": 0.7692, "recall@5": 0.8878, "abstention_accuracy": 0.375},
+    ("test", "square"): {"top1": 0.6818, "recall@5": 0.8939},
+    ("test", "lob"): {"top1": 0.7143, "recall@5": 0.9405},
+    ("test", "adyen"): {"top1": 0.6429, "recall@5": 0.8929, "abstention_accuracy": 0.5},
     ("test", "adobe-commerce"): {"top1": 0.5455, "recall@5": 0.8636},
 }
 

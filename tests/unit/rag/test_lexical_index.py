@@ -1,4 +1,4 @@
-"""LexicalIndex: the library's BM25 (Lucene's formula), column-wise, subsettable and saveable."""
+"""LexicalIndex: the project's one BM25 (FTS5's formula), column-wise, subsettable and saveable."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ WORDS = ["location", "customer", "payment", "refund", "order", "invoice", "id", 
 
 def corpus(seed: int, documents: int = 60) -> list[list[str]]:
     rng = random.Random(seed)
-    # A few very common words: terms in more than half of the documents keep a positive idf.
+    # A few very common words: terms in more than half of the documents get FTS5's idf floor.
     return [rng.choices(WORDS, weights=[1 + 8 * (i < 3) for i in range(len(WORDS))],
                         k=rng.randint(0, 30)) for _ in range(documents)]
 
@@ -28,13 +28,13 @@ QUERIES = [["location"], ["refund", "payment"], ["customer", "customer", "id"],
 
 
 def textbook_idf(docs: list[list[str]]) -> dict[str, float]:
-    """Lucene's idf of every term, from its definition."""
+    """FTS5's idf of every term, from its definition (floored at 1e-6)."""
     df = Counter(t for doc in docs for t in set(doc))
-    return {t: math.log(1 + (len(docs) - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    return {t: max(math.log((len(docs) - d + 0.5) / (d + 0.5)), 1e-6) for t, d in df.items()}
 
 
 def textbook_scores(docs: list[list[str]], query: list[str]) -> list[float]:
-    """Lucene's BM25 (k1 1.2, b 0.75) of every document, one document and term at a time."""
+    """BM25 (k1 1.2, b 0.75, FTS5's idf) of every document, one document and term at a time."""
     idf, avgdl = textbook_idf(docs), sum(len(d) for d in docs) / len(docs)
     out = []
     for doc in docs:
@@ -56,9 +56,9 @@ def test_scores_and_idf_equal_the_textbook_bm25(seed: int) -> None:
     assert set(index.terms) == set(idf)
     for term, value in idf.items():
         assert index.term_idf(term) == pytest.approx(value, rel=1e-12)
-    # Some word is in more than half of the documents, and its idf is still positive.
+    # Some word is in more than half of the documents, and its idf is FTS5's floor.
     common = [w for w in index.terms if len(index.documents_with(w)) > len(docs) / 2]
-    assert common and all(index.term_idf(w) > 0 for w in common)
+    assert common and all(index.term_idf(w) == 1e-6 for w in common)
     for query in QUERIES:
         np.testing.assert_allclose(index.scores(query), textbook_scores(docs, query),
                                    rtol=1e-12, atol=0)

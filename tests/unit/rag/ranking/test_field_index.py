@@ -123,9 +123,10 @@ def test_field_scores_equal_the_textbook_bm25_sum_to_the_bit() -> None:
             having = [i for i, d in enumerate(docs) if term in d]
             if not having:
                 continue
-            idf = math.log(1.0 + (n - len(having) + 0.5) / (len(having) + 0.5))
+            # FTS5's idf, floored for a term in half of the documents or more
+            idf = max(math.log((n - len(having) + 0.5) / (len(having) + 0.5)), 1e-6)
             for i in having:
                 tf = docs[i].count(term)
                 norm = 1.2 * (1 - 0.75 + 0.75 * len(docs[i]) / average)
-                expected[i] += idf * tf * (1.2 + 1) / (tf + norm)
+                expected[i] += idf * ((tf * (1.2 + 1.0)) / (tf + norm))
         assert ix.field_scores(query)[name].tolist() == expected

@@ -51,9 +51,16 @@ def test_it_round_trips_through_the_ranker_artifact(tmp_path: Path) -> None:
     assert load_model(path) != dataclasses.replace(MODEL, adapter=_adapter())
 
 
-def test_the_packaged_ranker_carries_an_adapter_for_the_packaged_model() -> None:
+def test_the_packaged_ranker_is_trained_as_make_train_says() -> None:
+    from apiatlas.evals.train import ADAPTER, DISABLED
+
     load_model.cache_clear()
-    adapter = load_model(ARTIFACT).adapter
+    model = load_model(ARTIFACT)
+    assert model.disabled == DISABLED
+    adapter = model.adapter
+    if not ADAPTER:
+        assert adapter is None
+        return
     # Fitted on the packaged encoder's vectors: another model's questions are not mapped.
     assert adapter is not None
     assert adapter.model == onnx_minilm.weights_id(onnx_minilm.model_dir())
