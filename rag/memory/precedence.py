@@ -23,8 +23,13 @@ from apiatlas.rag.retrieval.endpoint_fit import replacements
 from apiatlas.rag.memory.model import Memory, MemoryHit
 from apiatlas.rag.memory.stance import Stance, named_endpoints
 
-PROCEDURE_ANSWER_SCORE = 0.6
-"""Similarity from which a team procedure answers a question on its own (all-MiniLM-L6-v2)."""
+PROCEDURE_ANSWER_SCORE = 0.5
+"""Similarity from which a team procedure answers a question on its own. Re-measured on the
+round-two encoder, whose cosines run about 0.04 below round one's
+(``experiments/2026-11-28-memory-thresholds/``, "Round two"). On dev sample-memory, the agent's
+figures are identical over 0.45–0.60. The procedure's own question scores 0.551 (0.591 on round
+one, so 0.6 never let it answer alone), and the highest other question 0.392: 0.5 lies
+between."""
 
 NoteKind = Literal["deprecated_used", "preferred", "caution"]
 

@@ -112,7 +112,7 @@ def test_no_held_out_api_text_reaches_a_training_pair(
             # existing bank account."); a copy of a held-out spec shares many.
             assert len(mine & theirs) < 2, (choice.spec_id, name, sorted(mine & theirs))
     every = set().union(*held_out_sentences.values())
-    for file in ("pairs.jsonl.gz", "written.jsonl.gz"):
+    for file in ("pairs.jsonl.gz", "written.jsonl.gz", "written-all.jsonl.gz"):
         for pair in _pairs(mined / file):
             assert _norm(pair["query"]) not in every, pair
             assert held_out_as(pair["provider"], "", heldout) is None, pair
