@@ -20,31 +20,23 @@ import pickle
 import sys
 from collections import defaultdict
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import yaml
 from sklearn.linear_model import LogisticRegression
+
+from run import card_kind  # this folder's run.py
 
 from apiatlas.evals.calibration import answer_threshold
 from apiatlas.evals.encoder.quick import onnx_embed
 from apiatlas.evals.train import (
     DISABLED, answer_rows, answers_out_of_fold, fit_candidates, fit_linear, out_of_fold,
 )
-from apiatlas.graph.build.kinds import classify
 from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.rag.ranking.features import FEATURES
 from apiatlas.rag.ranking.model import ANSWER_FEATURES, masked
 
 RESOURCE = FEATURES.index("resource_match")
-
-
-def card_kind(endpoint: str, card: str) -> str:
-    method, path = endpoint.split(" ", 1)
-    fields = dict(line.split(": ", 1) for line in card.splitlines()[1:] if ": " in line)
-    return classify(SimpleNamespace(method=method, path=path,
-                                    operation_id=fields.get("Operation", ""),
-                                    summary=fields.get("Summary", "")))
 
 
 def unanswerable(folders):

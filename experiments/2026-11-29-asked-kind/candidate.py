@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from answer import card_kind, unanswerable  # this folder's answer.py
+from answer import unanswerable  # this folder's answer.py
+from run import card_kind  # this folder's run.py
 from apiatlas.evals.encoder.quick import onnx_embed
 from apiatlas.evals.train import DISABLED, fit_linear
 from apiatlas.graph.signatures import endpoint_key

@@ -20,7 +20,7 @@ import numpy as np
 from apiatlas.graph.model import EndpointRef
 from apiatlas.graph.words import is_param, path_segments
 from apiatlas.rag.question.intent import Intent
-from apiatlas.rag.retrieval.endpoint_fit import intent_fit
+from apiatlas.rag.retrieval.endpoint_fit import MAX_FIT, intent_fit
 from apiatlas.rag.retrieval.graph import EXPLICIT_SCORE
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.retrieval.topk import ranks, top_positions
@@ -28,8 +28,6 @@ from apiatlas.rag.ranking.fields import DENSE_FIELDS, FIELDS, FieldIndex, terms
 
 LEXICAL_POOL = 20
 """Endpoints the per-field lexical index adds to the pool (by summed normalised field score)."""
-MAX_FIT = 65.0
-"""The largest :func:`~apiatlas.rag.retrieval.graph.intent_fit`."""
 
 FEATURES: tuple[str, ...] = (
     *(f"lex_{name}" for name in FIELDS),

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -167,9 +166,12 @@ class FieldIndex:
         return term in self._document_frequency
 
     def rarity(self, term: str) -> float:
-        """Inverse document frequency of ``term`` over endpoints (0 for an unknown term)."""
+        """The weight of ``term`` in :meth:`coverages`: its idf over endpoints, BM25's own
+        (:func:`~apiatlas.graph.fts.idf`, nearly 0 for a term in half of them or more), and 0
+        for an unknown term: one idf formula for every score
+        (``experiments/2026-11-29-coverage-idf``)."""
         df = self._document_frequency.get(term, 0)
-        return math.log(1.0 + len(self.endpoints) / df) if df else 0.0
+        return fts.idf(len(self.endpoints), df) if df else 0.0
 
     def similarities(self, query_vector: Sequence[float]) -> dict[str, np.ndarray]:
         """Dense field -> cosine similarity of the question's vector to every endpoint's text."""

@@ -23,24 +23,39 @@ _SHAPES: dict[str, tuple[tuple[str, ...], bool | None]] = {
 }
 
 
+NO_KIND_FIT = 10.0
+"""The fit of every endpoint when the question asks no operation kind."""
+KIND_POINTS = 30.0
+"""The endpoint's kind is the first kind the question asks."""
+KIND_STEP = 5.0
+"""What each later asked kind is worth less than the one before it."""
+VERB_POINTS = 20.0
+"""The question's cue verb is in the endpoint's operation id or summary."""
+SHAPE_POINTS = 15.0
+"""The endpoint has the method and path shape of the asked kind (only beside other evidence)."""
+MAX_FIT = KIND_POINTS + VERB_POINTS + SHAPE_POINTS
+"""The largest :func:`intent_fit`."""
+
+
 def intent_fit(ref: EndpointRef, intent: Intent) -> float:
-    """How well an endpoint does what the question asks (0 = not at all, at most 65)."""
+    """How well an endpoint does what the question asks (0 = not at all, at most
+    :data:`MAX_FIT`)."""
     if not intent.kinds:
-        return 10.0
+        return NO_KIND_FIT
     score = 0.0
     verbs = {w for v in intent.verbs for w in v.split()}
     verb_named = bool(verbs & _verb_words(ref.path, ref.kind, ref.operation_id, ref.summary))
     # An action endpoint does one specific thing: "verify" must not pick "send a test event".
     if ref.kind in intent.kinds and (ref.kind != "action" or verb_named):
-        score += 30.0 - 5.0 * intent.kinds.index(ref.kind)
+        score += KIND_POINTS - KIND_STEP * intent.kinds.index(ref.kind)
     if verb_named:
-        score += 20.0
+        score += VERB_POINTS
     methods, item = _SHAPES.get(intent.kinds[0], ((), None))
     ends_with_param, collection = _last_segment(ref.path)
     if ref.method in methods and (item is None or (ends_with_param if item else collection)):
         # The HTTP shape alone is weak evidence: it only ranks, never qualifies on its own when
         # the kind itself is known to differ (a POST .../cancel is not a create).
-        score += 15.0 if score or ref.kind in ("action", "") else 0.0
+        score += SHAPE_POINTS if score or ref.kind in ("action", "") else 0.0
     return score
 
 

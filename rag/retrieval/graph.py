@@ -46,6 +46,16 @@ EXPLICIT_SCORE = 100.0
 _DEPRECATED_PENALTY = 25.0
 QUALIFIER_WEIGHT = 0.5
 """Weight of a resource match made by a qualifier of the question's subject."""
+RESOURCE_POINTS = 10.0
+"""What a matched resource adds to each of its endpoints that fit the intent, times the match's
+score (1 for a name, the cosine for a semantic match)."""
+OWN_RESOURCE_BONUS = 5.0
+"""Added when the endpoint's own resource is the matched one, not a resource it sits under."""
+TEXT_BONUS = 5.0
+"""What a full-text hit adds to an endpoint already scored, times its score over the best hit's:
+the tie-breaker."""
+TEXT_ROUTE_SHARE = 0.5
+"""The share of :func:`intent_fit` a full-text hit scores when no resource matched."""
 
 
 class KnowledgeGraphRetriever(BaseRetriever):
@@ -185,15 +195,15 @@ class KnowledgeGraphRetriever(BaseRetriever):
             for ref in endpoints:
                 fit = intent_fit(ref, intent)
                 if fit > 0:
-                    own = 5.0 if ref.resource == match.resource.key else 0.0
-                    add(ref, fit + weight * (10.0 * match.score + own))
+                    own = OWN_RESOURCE_BONUS if ref.resource == match.resource.key else 0.0
+                    add(ref, fit + weight * (RESOURCE_POINTS * match.score + own))
         text = " ".join(intent.keywords) or intent.question
         hits = self.store.search(project, text, api=api, limit=_SEARCH_LIMIT)
         top = max((h.score for h in hits), default=0.0) or 1.0
         needed = [words_of(t) for t in unmatched]
         text_route = not matches and not explicit_found
         for hit in hits:
-            bonus = 5.0 * hit.score / top
+            bonus = TEXT_BONUS * hit.score / top
             if hit.key in scored:
                 scored[hit.key].score = round(scored[hit.key].score + bonus, 3)
             elif text_route and all(n <= words_of(endpoint_text(hit)) for n in needed):
@@ -201,7 +211,7 @@ class KnowledgeGraphRetriever(BaseRetriever):
                 # question about a missing thing ("invoices") yields nothing rather than a guess.
                 fit = intent_fit(hit, intent)
                 if fit > 0:
-                    add(hit, fit / 2 + bonus)
+                    add(hit, fit * TEXT_ROUTE_SHARE + bonus)
         if not pool:
             pool = [
                 h for h in hits

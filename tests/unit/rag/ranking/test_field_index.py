@@ -56,7 +56,7 @@ def test_coverage_weighs_rare_words_above_common_ones() -> None:
     })
     query = terms("list widget")
     assert ix.coverages(query, [0])[0] == 1.0
-    # "list" is everywhere (low rarity), "widget" once: missing widget costs most of it.
+    # "list" is everywhere (BM25's idf near 0), "widget" once: missing widget costs most of it.
     assert ix.coverages(query, [1])[1] < 0.5
     assert ix.knows("gizmo") and not ix.knows("doohickey")
     assert ix.rarity("widget") > ix.rarity("list") > 0 == ix.rarity("doohickey")
