@@ -108,7 +108,7 @@ def _check(onnx_path: Path, folder: Path) -> float:
     with torch.no_grad():
         ours = np.stack([encode(model, tokenizer, "cpu", [t], 256, False)[0].numpy()
                          for t in texts])
-    theirs = onnx_embed(onnx_path.parent)(texts)
+    theirs = onnx_embed(onnx_path)(texts)
     return float(np.min(np.sum(ours * theirs, axis=1)))
 
 

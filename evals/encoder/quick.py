@@ -82,11 +82,15 @@ def means(result: dict[str, dict[str, float]], names: tuple[str, ...]) -> dict[s
 
 
 def onnx_embed(model: Path | None) -> Embed:
-    """An :data:`Embed` of the product's ONNX runtime (the packaged model by default)."""
+    """An :data:`Embed` of the product's ONNX runtime: the packaged model by default, a model
+    folder, or an ONNX file (with the packaged tokenizer, which every export carries)."""
     from apiatlas.rag.runtime import onnx_minilm
 
-    found = onnx_minilm.OnnxEmbeddings(onnx_minilm.onnx_path(model), model or
-                                       onnx_minilm.model_dir())
+    if model is not None and model.is_file():
+        found = onnx_minilm.OnnxEmbeddings(model, onnx_minilm.model_dir())
+    else:
+        found = onnx_minilm.OnnxEmbeddings(onnx_minilm.onnx_path(model),
+                                           model or onnx_minilm.model_dir())
     return lambda texts: np.asarray(found.embed_documents(texts), dtype=np.float32)
 
 

@@ -134,7 +134,6 @@ class FieldIndex:
     dense: dict[str, np.ndarray] = field(default_factory=dict)
     _postings: dict[str, _Postings] = field(default_factory=dict, repr=False)
     _position: dict[str, int] = field(default_factory=dict, repr=False)
-    _document_frequency: Counter[str] = field(default_factory=Counter, repr=False)
     _words: dict[tuple[tuple[str, ...], int], frozenset[str]] = field(
         default_factory=dict, repr=False
     )
@@ -151,8 +150,6 @@ class FieldIndex:
             lengths = [len(d) for d in docs]
             average = sum(lengths) / len(lengths) if lengths else 0.0
             self._postings[name] = _Postings(lengths, dict(postings), average)
-        for i in range(len(self.endpoints)):
-            self._document_frequency.update({t for d in self.fields.values() for t in d[i]})
 
     def __len__(self) -> int:
         return len(self.endpoints)
@@ -163,14 +160,14 @@ class FieldIndex:
 
     def knows(self, term: str) -> bool:
         """True when some endpoint's text uses ``term`` (a word of :func:`terms`)."""
-        return term in self._document_frequency
+        return term in self._postings[ALL].postings
 
     def rarity(self, term: str) -> float:
         """The weight of ``term`` in :meth:`coverages`: its idf over endpoints, BM25's own
         (:func:`~apiatlas.graph.fts.idf`, nearly 0 for a term in half of them or more), and 0
         for an unknown term: one idf formula for every score
         (``experiments/2026-11-29-coverage-idf``)."""
-        df = self._document_frequency.get(term, 0)
+        df = len(self._postings[ALL].postings.get(term, ()))
         return fts.idf(len(self.endpoints), df) if df else 0.0
 
     def similarities(self, query_vector: Sequence[float]) -> dict[str, np.ndarray]:
