@@ -23,9 +23,17 @@ sets' out-of-fold ranking (``make ablation``, 2026-11-24): 256 gave top1 0.484 a
 acceptable endpoints, 128 gave 0.472 and 0.544, and the earlier split cards (all of each card,
 in 256-token chunks, about three per endpoint) 0.479 and 0.559."""
 DESCRIPTION_LIMIT = 1200
+"""Characters of the description kept on a card."""
 _FIELD_LIMIT = 40
+"""Request-body fields listed on a card."""
 _LINE_LIMIT = 200
+"""Characters of a parameter's or a field's description."""
 _EXAMPLE_LIMIT = 1500
+"""Characters of the example request."""
+_CONTENT_TYPES = 3
+"""Request content types named on a card."""
+_ENUM_VALUES = 8
+"""Enum values listed per field."""
 _PLACEHOLDERS: dict[str, Any] = {"integer": 0, "number": 0, "boolean": False}
 
 
@@ -90,7 +98,7 @@ def card_text(spec: ApiSpec, endpoint: Endpoint) -> str:
     if body is not None:
         title = "Request body"
         named = [body.schema_name] if body.schema_name else []
-        detail = ", ".join(body.content_types[:3] + named)
+        detail = ", ".join(body.content_types[:_CONTENT_TYPES] + named)
         lines = [f"{title} ({detail}):" if detail else f"{title}:"]
         fields = ordered_fields(body.fields)
         lines += [_field_line(f, required=r) for f, r in fields[:_FIELD_LIMIT]]
@@ -207,5 +215,5 @@ def _field_line(field: FieldInfo, *, required: bool) -> str:
         flags.append("read-only")
     line = f"- {field.path} ({', '.join(flags)})"
     if field.enum:
-        line += " one of " + ", ".join(str(v) for v in field.enum[:8])
+        line += " one of " + ", ".join(str(v) for v in field.enum[:_ENUM_VALUES])
     return f"{line}: {truncate(field.description, _LINE_LIMIT)}" if field.description else line

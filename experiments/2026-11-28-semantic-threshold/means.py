@@ -3,11 +3,15 @@ groups them: dev (the nine dev sets outside validation, sample-memory included) 
 (DocuSign, Figma, Intercom). Test sets are skipped.
 
     .venv/bin/python experiments/2026-11-28-semantic-threshold/means.py REPORT.json [...]
+
+``STRATEGY=hybrid`` (or another strategy the reports ran) averages that strategy instead of the
+agent; metrics a strategy does not have print as 0.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from apiatlas.evals.train import VALIDATION
@@ -22,8 +26,8 @@ def main(files: list[str]) -> None:
     for file in files:
         results = json.load(open(file, encoding="utf-8"))["results"]
         for label, names in (("dev", DEV), ("validation", VALIDATION)):
-            rows = [results[n]["agent"] for n in names]
-            means = {m: sum(r[m] or 0.0 for r in rows) / len(rows) for m in METRICS}
+            rows = [results[n][os.environ.get("STRATEGY", "agent")] for n in names]
+            means = {m: sum(r.get(m) or 0.0 for r in rows) / len(rows) for m in METRICS}
             print(f"{file} {label} ({len(rows)}): "
                   + "; ".join(f"{m} {v:.3f}" for m, v in means.items()))
 

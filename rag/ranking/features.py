@@ -26,6 +26,10 @@ from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.retrieval.topk import ranks, top_positions
 from apiatlas.rag.ranking.fields import DENSE_FIELDS, FIELDS, FieldIndex, terms
 
+DEPTH_CAP = 6
+"""Path segments (parameters aside) from which the ``depth`` feature reads the same."""
+ID_PARAMS_CAP = 4
+"""Path parameters from which the ``id_params`` feature reads the same."""
 LEXICAL_POOL = 20
 """Endpoints the per-field lexical index adds to the pool (by summed normalised field score)."""
 
@@ -209,7 +213,8 @@ def _shape(path: str) -> tuple[float, float, float]:
     """The ``depth``, ``id_params`` and ``ends_param`` features of ``path``."""
     segments = path_segments(path)
     params = [s for s in segments if is_param(s)]
-    return (min(len(segments) - len(params), 6) / 6, min(len(params), 4) / 4,
+    return (min(len(segments) - len(params), DEPTH_CAP) / DEPTH_CAP,
+            min(len(params), ID_PARAMS_CAP) / ID_PARAMS_CAP,
             float(bool(segments) and is_param(segments[-1])))
 
 

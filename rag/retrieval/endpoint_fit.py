@@ -35,6 +35,10 @@ SHAPE_POINTS = 15.0
 """The endpoint has the method and path shape of the asked kind (only beside other evidence)."""
 MAX_FIT = KIND_POINTS + VERB_POINTS + SHAPE_POINTS
 """The largest :func:`intent_fit`."""
+VERSION_POINTS = 20.0
+"""Added by :func:`version_bias` when the path has a version the question names."""
+OTHER_VERSION_POINTS = -10.0
+"""Added by :func:`version_bias` when the path has a version, but not one the question names."""
 
 
 def intent_fit(ref: EndpointRef, intent: Intent) -> float:
@@ -94,8 +98,8 @@ def version_bias(ref: EndpointRef, intent: Intent) -> float:
         return 0.0
     segments = ref.path.lower().split("/")
     if any(v in segments for v in intent.versions):
-        return 20.0
-    return -10.0 if any(s[:1] == "v" and s[1:].isdigit() for s in segments) else 0.0
+        return VERSION_POINTS
+    return OTHER_VERSION_POINTS if any(s[:1] == "v" and s[1:].isdigit() for s in segments) else 0.0
 
 
 def named_outright(ref: EndpointRef, intent: Intent) -> bool:

@@ -28,6 +28,12 @@ from apiatlas.rag.retrieval.snapshot import CorpusCache
 from apiatlas.rag.runtime.threads import one_blas_thread
 
 Strategy = Literal["bm25", "dense", "hybrid"]
+RRF_K = 60
+"""Reciprocal rank fusion's damping constant: larger values flatten the top ranks' advantage."""
+FETCH_K = 30
+"""Candidates each half (BM25, dense) contributes to the fusion."""
+BM25_WEIGHT_POWER = 2
+"""The BM25 ranking's weight in the fusion is its best hit's coverage to this power."""
 
 
 def doc_key(doc: Document) -> Hashable:
@@ -41,7 +47,7 @@ def doc_key(doc: Document) -> Hashable:
 def reciprocal_rank_fusion(
     rankings: list[list[Document]],
     *,
-    k: int = 60,
+    k: int = RRF_K,
     weights: list[float] | None = None,
     limit: int | None = None,
 ) -> list[Document]:
@@ -142,9 +148,9 @@ class HybridRetriever(BaseRetriever):
     k: int = 8
     project: str = "default"
     api: str | None = None
-    fetch_k: int = 30
+    fetch_k: int = FETCH_K
     strategy: Strategy = "hybrid"
-    rrf_k: int = 60
+    rrf_k: int = RRF_K
     adaptive_bm25_weight: bool = True
     _bm25: dict[tuple[str, str | None], BM25Retriever] = PrivateAttr(default_factory=dict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -218,7 +224,7 @@ class HybridRetriever(BaseRetriever):
         if bm25 and self.adaptive_bm25_weight:
             # Squared: with k=60 a BM25 weight w can lift a dense hit ~60*w places, so a match
             # on a fifth of the query (w=.04) moves ~2 places while a full match is an equal vote.
-            bm25_weight = max(d.metadata["coverage"] for d in bm25) ** 2
+            bm25_weight = max(d.metadata["coverage"] for d in bm25) ** BM25_WEIGHT_POWER
         fused = reciprocal_rank_fusion(
             [bm25, dense], k=self.rrf_k, weights=[bm25_weight, 1.0], limit=limit
         )

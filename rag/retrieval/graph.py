@@ -40,6 +40,8 @@ from apiatlas.rag.question.vocabulary import Vocabulary
 
 _ALL = 100_000
 _SEARCH_LIMIT = 20
+RESOURCE_ENDPOINTS = 200
+"""Endpoints of one matched resource that are scored."""
 # Score bands: an explicit mention always beats a resource match, which beats a text hit.
 EXPLICIT_SCORE = 100.0
 """The graph score of an endpoint the question names outright."""
@@ -186,7 +188,7 @@ class KnowledgeGraphRetriever(BaseRetriever):
         subjects = set(intent.subject_terms([m.term for m in matches]))
         for match in matches:
             endpoints = self.store.find_endpoints(
-                project, resource=match.resource.key, api=api, limit=200
+                project, resource=match.resource.key, api=api, limit=RESOURCE_ENDPOINTS
             )
             pool += endpoints
             # A qualifier ("orders of one customer") narrows the subject down; its own
