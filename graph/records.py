@@ -23,6 +23,8 @@ from apiatlas.graph.lexicon import META_WORDS, STOP_WORDS
 from apiatlas.graph.words import split_words
 
 _MAX_QUERY_TOKENS = 32
+_MIN_QUERY_TOKEN = 2
+"""Characters of the shortest token the full-text query keeps."""
 
 Linked = Sequence[tuple[str, Mapping[str, Any]]]
 """``(node key, node props)`` pairs reached over one edge type."""
@@ -88,7 +90,8 @@ def fts_query(text: str) -> str | None:
     """
     tokens: list[str] = []
     for word in split_words(text) + [t.lower() for t in text.split() if t.isalnum()]:
-        if len(word) > 1 and word not in STOP_WORDS | META_WORDS and word not in tokens:
+        skipped = len(word) < _MIN_QUERY_TOKEN or word in STOP_WORDS | META_WORDS
+        if not skipped and word not in tokens:
             tokens.append(word)
     return " OR ".join(f'"{t}"' for t in tokens[:_MAX_QUERY_TOKENS]) or None
 

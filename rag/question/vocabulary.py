@@ -28,6 +28,8 @@ _LABELS: tuple[NodeLabel, ...] = (
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # Short words are too easily one edit away from an unrelated word ("rid" -> "id"): leave them.
 MIN_TYPO_LENGTH = 5
+TWO_EDITS_FROM = 8
+"""Words of at least this many letters may be corrected by two edits; shorter ones by one."""
 
 
 def word_forms(word: str) -> set[str]:
@@ -94,7 +96,7 @@ class Vocabulary:
         low = word.lower()
         if len(low) < MIN_TYPO_LENGTH or self.knows(low):
             return None
-        limit = 2 if len(low) >= 8 else 1
+        limit = 2 if len(low) >= TWO_EDITS_FROM else 1
         best: tuple[int, int, str] | None = None
         for cand in self._by_initial.get(low[0], []):
             if abs(len(cand) - len(low)) > limit or len(cand) < MIN_TYPO_LENGTH - 1:

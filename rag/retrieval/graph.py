@@ -42,6 +42,8 @@ _ALL = 100_000
 _SEARCH_LIMIT = 20
 RESOURCE_ENDPOINTS = 200
 """Endpoints of one matched resource that are scored."""
+PREREQUISITE_SOURCES = 2
+"""Live primary endpoints whose REQUIRES trails give "call these first"."""
 # Score bands: an explicit mention always beats a resource match, which beats a text hit.
 EXPLICIT_SCORE = 100.0
 """The graph score of an endpoint the question names outright."""
@@ -254,7 +256,7 @@ class KnowledgeGraphRetriever(BaseRetriever):
         primary_keys = {p.key for p in primary}
         known = trails or {}
         # The first few primaries are the ones the answer details; their trails are what matter.
-        for ref in [p for p in primary if not p.deprecated][:2] or primary[:1]:
+        for ref in [p for p in primary if not p.deprecated][:PREREQUISITE_SOURCES] or primary[:1]:
             trail = known.get(ref.key)
             if trail is None:
                 trail = self.store.dependency_trail(project, ref.key)
