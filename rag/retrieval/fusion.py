@@ -222,8 +222,9 @@ class HybridRetriever(BaseRetriever):
         dense_ranks = {doc_key(d): (i, d.metadata["dense_score"]) for i, d in enumerate(dense, 1)}
         bm25_weight = 1.0
         if bm25 and self.adaptive_bm25_weight:
-            # Squared: with k=60 a BM25 weight w can lift a dense hit ~60*w places, so a match
-            # on a fifth of the query (w=.04) moves ~2 places while a full match is an equal vote.
+            # Squared (BM25_WEIGHT_POWER): with RRF_K 60 a BM25 weight w can lift a dense hit
+            # ~60*w places, so a match on a fifth of the query (w=.04) moves ~2 places while a
+            # full match is an equal vote.
             bm25_weight = max(d.metadata["coverage"] for d in bm25) ** BM25_WEIGHT_POWER
         fused = reciprocal_rank_fusion(
             [bm25, dense], k=self.rrf_k, weights=[bm25_weight, 1.0], limit=limit
