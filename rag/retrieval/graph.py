@@ -44,6 +44,14 @@ RESOURCE_ENDPOINTS = 200
 """Endpoints of one matched resource that are scored."""
 PREREQUISITE_SOURCES = 2
 """Live primary endpoints whose REQUIRES trails give "call these first"."""
+CLOSEST_RESOURCES = 2
+"""When nothing matches, the resources nearest to the unmatched words ("did you mean")."""
+CLOSEST_READ = 50
+"""Endpoints read from each nearest resource before the asked kind sorts them."""
+CLOSEST_PER_RESOURCE = 2
+"""Endpoints offered per nearest resource."""
+CARD_DESCRIPTION_CHARS = 500
+"""Characters of an endpoint's description on the retriever's text card."""
 # Score bands: an explicit mention always beats a resource match, which beats a text hit.
 EXPLICIT_SCORE = 100.0
 """The graph score of an endpoint the question names outright."""
@@ -236,9 +244,11 @@ class KnowledgeGraphRetriever(BaseRetriever):
         """Endpoints of the resources nearest to ``terms``, those doing the asked kind first
         (``memo``: the similarity rows :meth:`ResourceMatcher.match` already made)."""
         out: list[EndpointRef] = []
-        for resource in matcher.closest(terms, n=2, memo=memo):
-            found = self.store.find_endpoints(project, resource=resource.key, api=api, limit=50)
-            out += sorted(found, key=lambda r: -intent_fit(r, intent))[:2]
+        for resource in matcher.closest(terms, n=CLOSEST_RESOURCES, memo=memo):
+            found = self.store.find_endpoints(
+                project, resource=resource.key, api=api, limit=CLOSEST_READ
+            )
+            out += sorted(found, key=lambda r: -intent_fit(r, intent))[:CLOSEST_PER_RESOURCE]
         return out[:k]
 
     def prerequisites(
@@ -297,7 +307,7 @@ def endpoint_card(detail: EndpointDetail, *, role: str, score: float) -> Documen
     if ep.deprecated:
         lines.append("Deprecated.")
     if detail.description:
-        lines.append(detail.description.strip()[:500])
+        lines.append(detail.description.strip()[:CARD_DESCRIPTION_CHARS])
     required = [f"{p.name} ({p.location})" for p in detail.parameters if p.required]
     if required:
         lines.append("Required parameters: " + ", ".join(required))

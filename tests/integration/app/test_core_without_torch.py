@@ -58,7 +58,7 @@ def test_the_shipped_model_is_the_one_its_provenance_describes() -> None:
     assert prov["corpus"]["integrity"] == corpus.INTEGRITY
     assert prov["corpus"]["version"] == corpus.VERSION
     # Two rounds: round one on the weak pairs and v1's written questions three times, round two
-    # from its weights on every version's written questions once.
+    # from its weights on round two's versions of the written questions once.
     written, every = prov["written_questions"], prov["written_questions_all"]
     assert written["apis"] == len(list(corpus.QUESTIONS.glob("*.yaml")))
     assert every["apis"] == sum(len(list(f.glob("*.yaml"))) for f in corpus.QUESTION_VERSIONS)
