@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from apiatlas.evals.ablation import evaluate
-from apiatlas.evals.homes import dataset_files
 from apiatlas.evals.dataset import load_dataset
+from apiatlas.evals.homes import dataset_files
 from apiatlas.evals.train import (
     ADAPTER, DATASETS, DISABLED, VALIDATION, collect, dev_datasets, stacked,
 )
