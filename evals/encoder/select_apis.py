@@ -39,12 +39,6 @@ def operations(spec: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             for method, path, op in spec_operations(spec)]
 
 
-def spec_provider(file: Path) -> str:
-    """The spec's provider, as the collection names it (``info.x-providerName``)."""
-    info = json.loads(file.read_text(encoding="utf-8")).get("info") or {}
-    return str(info.get("x-providerName") or "")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("api_dir", type=Path)
@@ -60,22 +54,28 @@ def main(argv: list[str] | None = None) -> None:
                         help="index files of earlier versions whose providers are left out")
     args = parser.parse_args(argv)
     heldout = load_heldout()
-    taken = {spec_provider(args.api_dir / item["spec"])
-             for index_file in args.new_providers
-             for item in json.loads(index_file.read_text(encoding="utf-8"))}
-    by_category: dict[str, list[tuple[str, dict[str, Any], list[Any]]]] = defaultdict(list)
+    earlier = {item["spec"] for index_file in args.new_providers
+               for item in json.loads(index_file.read_text(encoding="utf-8"))}
+    taken: set[str] = set()  # the earlier versions' providers
+    candidates: list[tuple[str, str, dict[str, Any], list[Any]]] = []
     for file in sorted(args.api_dir.rglob("*.json")):
         spec = json.loads(file.read_text(encoding="utf-8"))
         info = spec.get("info") or {}
         provider = str(info.get("x-providerName") or "")
-        if provider in taken or held_out_as(provider, str(info.get("title") or ""), heldout):
+        if file.relative_to(args.api_dir).as_posix() in earlier:
+            taken.add(provider)
+        if held_out_as(provider, str(info.get("title") or ""), heldout):
             continue
         ops = operations(spec)
         documented = sum(1 for o in ops if o[3] or (args.described and o[4]))
         if not 8 <= len(ops) <= args.max_ops or documented < 0.7 * len(ops):
             continue
         category = (info.get("x-apisguru-categories") or ["other"])[0]
-        by_category[category].append((file.relative_to(args.api_dir).as_posix(), info, ops))
+        candidates.append((category, file.relative_to(args.api_dir).as_posix(), info, ops))
+    by_category: dict[str, list[tuple[str, dict[str, Any], list[Any]]]] = defaultdict(list)
+    for category, spec_id, info, ops in candidates:
+        if str(info.get("x-providerName") or "") not in taken:
+            by_category[category].append((spec_id, info, ops))
     rng = random.Random(args.seed)
     for items in by_category.values():
         rng.shuffle(items)
