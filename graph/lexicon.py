@@ -100,6 +100,10 @@ IDENTIFIER_SUFFIXES: frozenset[str] = frozenset({"id", "ids", "sid", "key", "uui
 not a value a developer may know outright (``name``, ``namespace``, ``email``)."""
 
 
+SHORTEST_STEM = 3
+"""Letters an -ing or -ed form must keep, once the suffix is cut, to read as its verb."""
+
+
 def verb_kinds(word: str, *, inflected: bool = True) -> tuple[OperationKindName, ...] | None:
     """The kinds of ``word`` (with ``inflected``, also of its -ing / -ed form's stem); ``None``
     when it is no verb here.
@@ -113,7 +117,7 @@ def verb_kinds(word: str, *, inflected: bool = True) -> tuple[OperationKindName,
     if not inflected:
         return None
     for suffix, repl in (("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= SHORTEST_STEM:
             stem = word[: -len(suffix)] + repl
             if stem in VERBS:
                 return VERBS[stem]

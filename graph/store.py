@@ -42,6 +42,11 @@ from apiatlas.graph.model import (
 )
 
 
+TRAIL_DEPTH = 3
+"""REQUIRES hops a dependency trail follows by default (what must be called first, and what
+that needs in turn)."""
+
+
 class KnowledgeGraphStore(ABC):
     """Persistence and queries for the API knowledge graph."""
 
@@ -88,7 +93,9 @@ class KnowledgeGraphStore(ABC):
         """Nodes and edges within ``depth`` hops of ``key``, in either direction."""
 
     @abstractmethod
-    def dependency_trail(self, project: str, key: str, *, max_depth: int = 3) -> list[Dependency]:
+    def dependency_trail(
+        self, project: str, key: str, *, max_depth: int = TRAIL_DEPTH
+    ) -> list[Dependency]:
         """The REQUIRES trail of an endpoint: what must be called first, nearest first."""
 
     @abstractmethod
@@ -172,7 +179,7 @@ class KnowledgeGraphStore(ABC):
         return await asyncio.to_thread(self.neighbourhood, project, key, depth=depth)
 
     async def adependency_trail(
-        self, project: str, key: str, *, max_depth: int = 3
+        self, project: str, key: str, *, max_depth: int = TRAIL_DEPTH
     ) -> list[Dependency]:
         """Async :meth:`dependency_trail`."""
         return await asyncio.to_thread(self.dependency_trail, project, key, max_depth=max_depth)

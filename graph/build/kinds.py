@@ -12,6 +12,10 @@ from apiatlas.graph.lexicon import HTTP_WORDS, verb_kinds
 from apiatlas.graph.words import is_param, is_plural, is_version, path_segments, split_words
 from apiatlas.loaders.models import Endpoint
 
+OPERATION_VERB_WORDS = 2
+"""Leading words of an operation id searched for its verb ("BatchRetrieveOrders" retrieves)."""
+SUMMARY_VERB_WORDS = 1
+"""Leading words of the summary searched for a verb when the operation id gives none."""
 
 
 def operation_verbs(operation_id: str) -> list[str]:
@@ -28,9 +32,10 @@ def verb_kind(word: str) -> OperationKindName | None:
     return kinds[0] if kinds else None
 
 
-def _verb_kind(words: list[str], item: bool, method: str) -> OperationKindName | None:
-    # The first verb among the leading words: "BatchRetrieveOrders" retrieves.
-    kind = next((k for w in words[:2] if (k := verb_kind(w)) is not None), None)
+def _verb_kind(words: list[str], item: bool, method: str, leading: int
+               ) -> OperationKindName | None:
+    # The first verb among the ``leading`` words.
+    kind = next((k for w in words[:leading] if (k := verb_kind(w)) is not None), None)
     if kind == "action":
         return kind
     if "search" in words:
@@ -61,10 +66,11 @@ def classify(endpoint: Endpoint) -> OperationKindName:
     trailing = verb_kind(last[-1]) if len(last) > 1 else None
     if trailing in ("delete", "update", "create"):
         return trailing  # Adobe's ".../source-items-delete"
-    verb = _verb_kind(operation_verbs(endpoint.operation_id), item, method)
+    verb = _verb_kind(operation_verbs(endpoint.operation_id), item, method,
+                      OPERATION_VERB_WORDS)
     if verb is None and endpoint.summary and not endpoint.summary.strip().startswith("/"):
-        summary_words = split_words(endpoint.summary)[:1]
-        verb = _verb_kind(summary_words, item, method)
+        summary_words = split_words(endpoint.summary)[:SUMMARY_VERB_WORDS]
+        verb = _verb_kind(summary_words, item, method, SUMMARY_VERB_WORDS)
     if method == "DELETE":
         return "delete" if verb in (None, "delete") else verb
     if verb is not None:

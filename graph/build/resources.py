@@ -28,6 +28,9 @@ from apiatlas.loaders.models import ApiSpec, Endpoint
 
 # Segments that select a view or scope rather than name a thing (Adobe's store codes and
 # "mine"/"me" shortcuts, generic prefixes).
+VERSION_PREFIX_SEGMENTS = 4
+"""Leading path segments searched for a version: resource names skip the path up to the last
+version found there (``/rest/default/V1``)."""
 _FILLER = frozenset({"rest", "default", "all", "mine", "me", "current", "self", "api"})
 _QUALIFIER_NOISE = frozenset(
     {"api", "repository", "interface", "management", "service", "data", "v1", "v2", "v3"}
@@ -76,7 +79,7 @@ def resource_chain(path: str) -> list[str]:
     (``mine``, store codes) and verb segments (``search``, ``batch-retrieve``) are skipped.
     """
     segments = path_segments(path)
-    versions = [i for i, s in enumerate(segments[:4]) if is_version(s)]
+    versions = [i for i, s in enumerate(segments[:VERSION_PREFIX_SEGMENTS]) if is_version(s)]
     if versions:
         segments = segments[versions[-1] + 1 :]
     chain: list[str] = []

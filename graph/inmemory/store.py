@@ -44,7 +44,7 @@ from apiatlas.graph.records import (
     new_revision,
     search_columns,
 )
-from apiatlas.graph.store import LinkedGraphStore
+from apiatlas.graph.store import TRAIL_DEPTH, LinkedGraphStore
 
 Props = dict[str, Any]
 
@@ -197,7 +197,9 @@ class InMemoryGraphStore(LinkedGraphStore):
             nodes = [Node(key=k, label=g.nodes[k].label, props=g.props(k)) for k in sorted(seen)]
         return Neighbourhood(center=key, nodes=nodes, edges=[edges[e] for e in sorted(edges)])
 
-    def dependency_trail(self, project: str, key: str, *, max_depth: int = 3) -> list[Dependency]:
+    def dependency_trail(
+        self, project: str, key: str, *, max_depth: int = TRAIL_DEPTH
+    ) -> list[Dependency]:
         """See :meth:`KnowledgeGraphStore.dependency_trail`."""
         trail: list[Dependency] = []
         with self._project(project) as g:

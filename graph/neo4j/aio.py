@@ -34,6 +34,7 @@ from apiatlas.graph.model import (
 )
 from apiatlas.graph.neo4j.reads import DRIVER_ERRORS, DRIVER_OPTIONS, Plan
 from apiatlas.graph.fts import Fts5Tokenizer
+from apiatlas.graph.store import TRAIL_DEPTH
 
 T = TypeVar("T")
 _Loops = weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, neo4j.AsyncDriver]
@@ -124,7 +125,7 @@ class Neo4jAsyncReads:
         return await self._arun(reads.neighbourhood(project, key, depth))
 
     async def adependency_trail(
-        self, project: str, key: str, *, max_depth: int = 3
+        self, project: str, key: str, *, max_depth: int = TRAIL_DEPTH
     ) -> list[Dependency]:
         """Async :meth:`KnowledgeGraphStore.dependency_trail`."""
         return await self._arun(reads.dependency_trail(project, key, max_depth))

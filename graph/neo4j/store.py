@@ -38,6 +38,7 @@ from apiatlas.graph.neo4j import reads
 from apiatlas.graph.neo4j.aio import Neo4jAsyncReads
 from apiatlas.graph.neo4j.reads import DRIVER_ERRORS, DRIVER_OPTIONS, RESERVED, Plan, decode
 from apiatlas.graph.fts import Fts5Tokenizer
+from apiatlas.graph.store import TRAIL_DEPTH
 from apiatlas.graph.neo4j.search import scope_index
 from apiatlas.graph.neo4j.memory_links import Neo4jMemoryLinks, sync_links
 from apiatlas.graph.diff import EdgeId, digest, edge_diff, node_diff, outside_keys
@@ -304,7 +305,9 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
         """See :meth:`KnowledgeGraphStore.neighbourhood`."""
         return self._run(reads.neighbourhood(project, key, depth))
 
-    def dependency_trail(self, project: str, key: str, *, max_depth: int = 3) -> list[Dependency]:
+    def dependency_trail(
+        self, project: str, key: str, *, max_depth: int = TRAIL_DEPTH
+    ) -> list[Dependency]:
         """See :meth:`KnowledgeGraphStore.dependency_trail`."""
         return self._run(reads.dependency_trail(project, key, max_depth))
 

@@ -42,7 +42,7 @@ from apiatlas.graph.records import (
     new_revision,
     search_columns,
 )
-from apiatlas.graph.store import LinkedGraphStore
+from apiatlas.graph.store import TRAIL_DEPTH, LinkedGraphStore
 
 
 class SqliteGraphStore(LinkedGraphStore):
@@ -252,7 +252,9 @@ class SqliteGraphStore(LinkedGraphStore):
         nodes = [Node(key=r[0], label=r[1], props=json.loads(r[2])) for r in rows if r is not None]
         return Neighbourhood(center=key, nodes=nodes, edges=[edges[e] for e in sorted(edges)])
 
-    def dependency_trail(self, project: str, key: str, *, max_depth: int = 3) -> list[Dependency]:
+    def dependency_trail(
+        self, project: str, key: str, *, max_depth: int = TRAIL_DEPTH
+    ) -> list[Dependency]:
         """See :meth:`KnowledgeGraphStore.dependency_trail`."""
         trail: list[Dependency] = []
         with self._read() as conn:

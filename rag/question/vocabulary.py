@@ -30,6 +30,8 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 MIN_TYPO_LENGTH = 5
 TWO_EDITS_FROM = 8
 """Words of at least this many letters may be corrected by two edits; shorter ones by one."""
+SHORTEST_CORRECTION = MIN_TYPO_LENGTH - 1
+"""Vocabulary words shorter than this are never what a word is corrected to."""
 
 
 def word_forms(word: str) -> set[str]:
@@ -99,7 +101,7 @@ class Vocabulary:
         limit = 2 if len(low) >= TWO_EDITS_FROM else 1
         best: tuple[int, int, str] | None = None
         for cand in self._by_initial.get(low[0], []):
-            if abs(len(cand) - len(low)) > limit or len(cand) < MIN_TYPO_LENGTH - 1:
+            if abs(len(cand) - len(low)) > limit or len(cand) < SHORTEST_CORRECTION:
                 continue
             dist = edit_distance(low, cand, limit)
             if dist <= limit:

@@ -63,13 +63,15 @@ CardKey = tuple[str, str, str]
 """An endpoint card's ``(api, METHOD, path)``."""
 EMBEDDED_FIELDS: tuple[str, ...] = ("name", "about")
 """The dense fields embedded when the index is built."""
+SHORTEST_TERM = 2
+"""Letters a word needs to be a term of the field index and of the question."""
 
 
 def terms(text: str) -> list[str]:
     """Lowercase, identifier-split, singular content words of ``text`` (stop words dropped)."""
     out = []
     for word in split_words(text):
-        if len(word) < 2 or word in STOP_WORDS or word.isdigit():
+        if len(word) < SHORTEST_TERM or word in STOP_WORDS or word.isdigit():
             continue
         out.append(singular(word))
     return out

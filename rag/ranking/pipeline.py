@@ -16,7 +16,7 @@ from langchain_core.embeddings import Embeddings
 
 from apiatlas.files import load_or_build, revision_file
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef
-from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.graph.store import TRAIL_DEPTH, KnowledgeGraphStore
 from apiatlas.rag.answer.composer import relevant_passages
 from apiatlas.rag.retrieval.endpoint_fit import replacements
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
@@ -230,7 +230,8 @@ def _presented(
     shown = [r.model_copy(update={"score": round(p, 4)}) for r, p in decision.ranked[: scope.k]]
     confident = {r.key for r in decision.primary}
     primary = [r for r in shown if r.key in confident]
-    trails = {r.key: parts.store.dependency_trail(scope.project, r.key) for r in primary}
+    trails = {r.key: parts.store.dependency_trail(scope.project, r.key, max_depth=TRAIL_DEPTH)
+              for r in primary}
     if len(primary) > 1:
         primary = call_order(primary, [d for t in trails.values() for d in t])
     related = [r for r in shown if r.key not in confident]

@@ -21,7 +21,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
 from apiatlas.graph.model import Dependency, EndpointDetail, EndpointRef
-from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.graph.store import TRAIL_DEPTH, KnowledgeGraphStore
 from apiatlas.graph.lexicon import VERB_WORDS
 from apiatlas.rag.retrieval.endpoint_fit import (
     endpoint_text,
@@ -269,7 +269,7 @@ class KnowledgeGraphRetriever(BaseRetriever):
         for ref in [p for p in primary if not p.deprecated][:PREREQUISITE_SOURCES] or primary[:1]:
             trail = known.get(ref.key)
             if trail is None:
-                trail = self.store.dependency_trail(project, ref.key)
+                trail = self.store.dependency_trail(project, ref.key, max_depth=TRAIL_DEPTH)
             for dep in trail:
                 pair = (dep.provider.key, dep.parameter)
                 if pair not in seen and dep.provider.key not in primary_keys:
