@@ -26,11 +26,11 @@ from apiatlas.graph.words import (
 from apiatlas.graph.model import Node, ResourceInfo
 from apiatlas.loaders.models import ApiSpec, Endpoint
 
-# Segments that select a view or scope rather than name a thing (Adobe's store codes and
-# "mine"/"me" shortcuts, generic prefixes).
 VERSION_PREFIX_SEGMENTS = 4
 """Leading path segments searched for a version: resource names skip the path up to the last
 version found there (``/rest/default/V1``)."""
+# Segments that select a view or scope rather than name a thing (Adobe's store codes and
+# "mine"/"me" shortcuts, generic prefixes).
 _FILLER = frozenset({"rest", "default", "all", "mine", "me", "current", "self", "api"})
 _QUALIFIER_NOISE = frozenset(
     {"api", "repository", "interface", "management", "service", "data", "v1", "v2", "v3"}
