@@ -20,6 +20,8 @@ DECIMALS = 5
 MAX_FALSE_ABSTENTION = 0.05
 PRESENTED = 5
 """Candidates the primary threshold is scored over."""
+PRIMARY_GRID: tuple[float, ...] = tuple(round(0.05 * i, 2) for i in range(1, 20))
+"""The primary thresholds tried: 0.05 to 0.95 by 0.05."""
 
 
 def answer_threshold(p_answer: Sequence[float], answerable: Sequence[bool]) -> float:
@@ -39,11 +41,12 @@ def answer_threshold(p_answer: Sequence[float], answerable: Sequence[bool]) -> f
     return best
 
 
-def primary_scores(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
+def primary_scores(examples: Sequence[Example], probabilities: Sequence[Sequence[float]],
+                   grid: Sequence[float] = PRIMARY_GRID
                    ) -> dict[float, list[tuple[float, float]]]:
     """Threshold -> each answerable case's ``(F1, precision)`` of the primary list against
-    expected and acceptable endpoints, at each threshold of the grid (0.05 to 0.95): candidates
-    after the first join the list when their probability reaches it."""
+    expected and acceptable endpoints, at each threshold of ``grid``: candidates after the
+    first join the list when their probability reaches it."""
     cases = []
     for ex, probs in zip(examples, probabilities, strict=True):
         if not ex.case.answerable or not probs:
@@ -53,7 +56,7 @@ def primary_scores(examples: Sequence[Example], probabilities: Sequence[Sequence
         hits = [endpoint_key(ex.pool.refs[i].signature) in wanted for i in order]
         cases.append(([probs[i] for i in order], hits, len(set(ex.case.expected))))
     scores: dict[float, list[tuple[float, float]]] = {}
-    for t in [round(0.05 * i, 2) for i in range(1, 20)]:
+    for t in grid:
         scores[t] = []
         for probs, hits, n_expected in cases:
             chosen = [0] + [i for i in range(1, len(probs)) if probs[i] >= t]
@@ -64,23 +67,24 @@ def primary_scores(examples: Sequence[Example], probabilities: Sequence[Sequence
     return scores
 
 
-def primary_curve(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
-                  ) -> list[tuple[float, float, float]]:
+def primary_curve(examples: Sequence[Example], probabilities: Sequence[Sequence[float]],
+                  grid: Sequence[float] = PRIMARY_GRID) -> list[tuple[float, float, float]]:
     """``(threshold, mean F1, mean precision)`` of :func:`primary_scores` over the cases."""
     curve = []
-    for t, rows in primary_scores(examples, probabilities).items():
+    for t, rows in primary_scores(examples, probabilities, grid).items():
         count = max(len(rows), 1)
         curve.append((t, sum(f for f, _ in rows) / count, sum(p for _, p in rows) / count))
     return curve
 
 
-def primary_threshold(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
-                      ) -> float:
+def primary_threshold(examples: Sequence[Example], probabilities: Sequence[Sequence[float]],
+                      grid: Sequence[float] = PRIMARY_GRID) -> float:
     """The probability above which a later candidate joins the primary list, by the
     one-standard-error rule: the highest threshold (the fewest extra primaries) whose mean F1
     is within one standard error of the best threshold's. The F1 curve is flat, and its argmax
     jumped on small changes (experiments/2026-11-28-threshold-rules)."""
-    f1s = {t: [f for f, _ in rows] for t, rows in primary_scores(examples, probabilities).items()}
+    f1s = {t: [f for f, _ in rows]
+           for t, rows in primary_scores(examples, probabilities, grid).items()}
     means = {t: statistics.fmean(v) if v else 0.0 for t, v in f1s.items()}
     best = max(means, key=lambda t: (means[t], -t))
     n = len(f1s[best])

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     earlier = {item["spec"] for index_file in args.new_providers
                for item in json.loads(index_file.read_text(encoding="utf-8"))}
     taken: set[str] = set()  # the earlier versions' providers
-    candidates: list[tuple[str, str, dict[str, Any], list[Any]]] = []
+    candidates: list[tuple[str, str, str, dict[str, Any], list[Any]]] = []
     for file in sorted(args.api_dir.rglob("*.json")):
         spec = json.loads(file.read_text(encoding="utf-8"))
         info = spec.get("info") or {}
@@ -71,10 +71,11 @@ def main(argv: list[str] | None = None) -> None:
         if not 8 <= len(ops) <= args.max_ops or documented < 0.7 * len(ops):
             continue
         category = (info.get("x-apisguru-categories") or ["other"])[0]
-        candidates.append((category, file.relative_to(args.api_dir).as_posix(), info, ops))
+        candidates.append((provider, category, file.relative_to(args.api_dir).as_posix(), info,
+                           ops))
     by_category: dict[str, list[tuple[str, dict[str, Any], list[Any]]]] = defaultdict(list)
-    for category, spec_id, info, ops in candidates:
-        if str(info.get("x-providerName") or "") not in taken:
+    for provider, category, spec_id, info, ops in candidates:
+        if provider not in taken:
             by_category[category].append((spec_id, info, ops))
     rng = random.Random(args.seed)
     for items in by_category.values():

@@ -15,7 +15,8 @@ from apiatlas.loaders.models import Endpoint
 OPERATION_VERB_WORDS = 2
 """Leading words of an operation id searched for its verb ("BatchRetrieveOrders" retrieves)."""
 SUMMARY_VERB_WORDS = 1
-"""Leading words of the summary searched for a verb when the operation id gives none."""
+"""Leading words of the summary read for the kind (a verb, or "search") when the operation id
+gives none."""
 
 
 def operation_verbs(operation_id: str) -> list[str]:
