@@ -5,8 +5,9 @@ without the query adapter (:data:`~apiatlas.evals.train.ADAPTER`), and against p
 Every variant is trained on the dev datasets only. Dev figures are out of fold (each dev API
 ranked by a model fitted on the other dev APIs); test figures come from the model fitted on all
 of dev, and the test datasets are only scored, never fitted or calibrated on. The figures are
-the ranking's (the candidate pool ordered by each variant, and its answer decision), which is
-what the agent presents before prerequisites are added.
+the ranking's (the candidate pool ordered by each variant's probabilities as the agent presents
+them, an endpoint the question names first, and its answer decision), which is what the agent
+presents before prerequisites are added.
 
 Writes ``evals/results/ablation.md`` and ``ablation.json``.
 """
@@ -26,7 +27,7 @@ from apiatlas.evals.train import (
 )  # fmt: skip
 from apiatlas.graph.signatures import endpoint_key
 from apiatlas.rag.ranking.features import FEATURES, GROUPS
-from apiatlas.rag.ranking.model import RankerModel
+from apiatlas.rag.ranking.model import RankerModel, presented_order
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TEST_HOMES = Path(".apiatlas") / "report"
@@ -43,11 +44,18 @@ def rrf_scores(example: Example) -> list[float]:
 
 
 def ranking_metrics(examples: Sequence[Example], scores: Sequence[Sequence[float]],
-                    answers: Sequence[bool]) -> dict[str, float | None]:
-    """top1 (expected only), top1 with acceptable, recall@5, abstention and false abstention."""
+                    answers: Sequence[bool], *, presented: bool = False
+                    ) -> dict[str, float | None]:
+    """top1 (expected only), top1 with acceptable, recall@5, abstention and false abstention.
+
+    Candidates are ordered by ``scores`` (ties by key), or with ``presented`` as the ranker's
+    :meth:`~apiatlas.rag.ranking.model.RankerModel.decide` presents them (an endpoint the
+    question names first): the order the agent answers in.
+    """
     top1, lenient, recall5, abstained_right, false_abstained = [], [], [], [], []
     for ex, score, answer in zip(examples, scores, answers, strict=True):
-        order = sorted(range(len(score)), key=lambda i: (-score[i], ex.pool.refs[i].key))
+        order = (presented_order(ex.pool, score) if presented else
+                 sorted(range(len(score)), key=lambda i: (-score[i], ex.pool.refs[i].key)))
         ranked = [endpoint_key(ex.pool.refs[i].signature) for i in order] if answer else []
         if not ex.case.answerable:
             abstained_right.append(float(not ranked))
@@ -84,7 +92,7 @@ def evaluate(dev: Sequence[Example], test: Sequence[Example], disabled: Sequence
         else:
             model = train([ex for ex in dev if ex.dataset != name], disabled)
             scores, answers = _decide(model, held)
-        out[name] = ranking_metrics(held, scores, answers)
+        out[name] = ranking_metrics(held, scores, answers, presented=disabled is not None)
     full = train(dev, disabled or ()) if disabled is not None else None
     for name in sorted({ex.dataset for ex in test}):
         held = [ex for ex in test if ex.dataset == name]
@@ -92,7 +100,7 @@ def evaluate(dev: Sequence[Example], test: Sequence[Example], disabled: Sequence
             scores, answers = [rrf_scores(ex) for ex in held], [True] * len(held)
         else:
             scores, answers = _decide(full, held)
-        out[name] = ranking_metrics(held, scores, answers)
+        out[name] = ranking_metrics(held, scores, answers, presented=full is not None)
     return out
 
 
@@ -121,8 +129,9 @@ def markdown(results: dict[str, dict[str, dict[str, float | None]]], splits: dic
              "Ranking-level figures. Dev: out of fold (each dev API ranked by a model trained on "
              "the other dev APIs); the validation dev sets ("
              + ", ".join(VALIDATION) + ") are never trained on and are ranked by the model "
-             "trained on all the others, like the test sets. Test: only scored. `top1` counts "
-             "expected endpoints only; `top1_acceptable` beside it.", ""]
+             "trained on all the others, like the test sets. Test: only scored. Candidates are "
+             "in the order the agent presents them (an endpoint the question names first). "
+             "`top1` counts expected endpoints only; `top1_acceptable` beside it.", ""]
     for metric in ("top1", "top1_acceptable", "recall@5", "abstention_accuracy",
                    "false_abstention"):
         lines += [f"## {metric}", "",

@@ -35,8 +35,8 @@ def scored(model: RankerModel, examples: Sequence[Example]) -> list[tuple[Exampl
 
 def metrics(rows: Sequence[tuple[Example, object]]) -> str:
     """top1, top1 with acceptable, recall@5 and abstention in the order the agent presents (the
-    ranker's ``decide``: an endpoint the question names comes first), unlike
-    ``evals.ablation.ranking_metrics``, which orders by probability alone."""
+    ranker's ``decide``: an endpoint the question names comes first). When this was written,
+    ``evals.ablation.ranking_metrics`` ordered by probability alone; it now takes ``presented``."""
     top1 = lenient = recall = answerable = abstained = false_abst = unanswerable = 0.0
     probs, labels = [], []
     for ex, d in rows:

@@ -19,16 +19,18 @@ _METHOD_PATH = re.compile(
     r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\b[\s`*\"']+"
     r"((?:https?://)?[^\s`\"'|)\]]*/[^\s`\"'|)\]]*)"
 )
-_IDENT = re.compile(r"\b[A-Za-z][A-Za-z0-9_]{5,}\b")
+_IDENT = re.compile(r"\b[A-Za-z][A-Za-z0-9_]+\b")
 _HOST = re.compile(r"^(?:https?://[^/]+|<[^>]*>|\{\{[^}]*\}\}|\$\{?[A-Za-z_]+\}?)")
 _TRAILING = ".,;:!?"
 _PARAM = "{}"
+DISTINCTIVE_ID_CHARS = 6
+"""Shortest operation id a guide's prose names an endpoint by."""
 
 
 def is_distinctive_id(token: str) -> bool:
     """True for identifier-like tokens (``CreateLocation``, ``create_location``), false for plain
-    words (``Locations``, ``products``) and anything shorter than six characters."""
-    if len(token) < 6 or (token.isalpha() and token.isupper()):
+    words (``Locations``, ``products``) and anything shorter than :data:`DISTINCTIVE_ID_CHARS`."""
+    if len(token) < DISTINCTIVE_ID_CHARS or (token.isalpha() and token.isupper()):
         return False  # short, or shouting a plain word ("DELETE", "IMPORTANT")
     return "_" in token or any(c.isdigit() for c in token) or any(c.isupper() for c in token[1:])
 

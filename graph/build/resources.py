@@ -40,19 +40,42 @@ _SCHEMA_SUFFIXES = frozenset(
 )
 _ARTICLES = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
 _WORD = r"[A-Za-z][\w-]*"
-_PAREN_DEF = re.compile(
-    rf"\b((?:{_WORD}\s+){{0,2}}{_WORD})\s*\(\s*(?:also\s+called|also\s+known\s+as|a\.k\.a\.?|aka)"
-    r"\s+([^)]{2,80})\)",
-    re.IGNORECASE,
-)
-_INLINE_DEF = re.compile(
-    rf"\b((?:{_WORD}\s+){{0,2}}{_WORD}),?\s+(?:also\s+called|also\s+known\s+as|a\.k\.a\.?)\s+"
-    rf"((?:an?\s+|the\s+)?{_WORD}(?:\s+{_WORD}){{0,2}})",
-    re.IGNORECASE,
-)
-_ARE_DEF = re.compile(
-    rf"(?:^|[.!?]\s+)\**({_WORD})\**\s+are\s+(?:the\s+)?({_WORD}(?:\s+{_WORD}){{0,3}})"
-)
+ALIAS_CHARS = (2, 40)
+"""Shortest and longest alias (or definition subject) kept, in characters."""
+SUBJECT_WORDS = 3
+"""Longest subject of "X (also called Y)" and "X, also known as Y", in words."""
+ALIAS_WORDS = 3
+"""Longest alias after "also called" / "also known as" outside parentheses, in words."""
+PAREN_ALIAS_CHARS = 80
+"""Longest text read inside "(also called …)"; it may list several aliases."""
+ARE_ALIAS_WORDS = 4
+"""Longest plural noun phrase read after "Xs are (the)" (the subject is one word)."""
+
+
+def definition_patterns(
+    subject_words: int = SUBJECT_WORDS, alias_words: int = ALIAS_WORDS,
+    paren_chars: int = PAREN_ALIAS_CHARS, are_words: int = ARE_ALIAS_WORDS,
+) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The parenthesised, inline and "are" definition patterns for these phrase lengths."""
+    subject = rf"((?:{_WORD}\s+){{0,{subject_words - 1}}}{_WORD})"
+    paren = re.compile(
+        rf"\b{subject}\s*\(\s*(?:also\s+called|also\s+known\s+as|a\.k\.a\.?|aka)"
+        rf"\s+([^)]{{2,{paren_chars}}})\)",
+        re.IGNORECASE,
+    )
+    inline = re.compile(
+        rf"\b{subject},?\s+(?:also\s+called|also\s+known\s+as|a\.k\.a\.?)\s+"
+        rf"((?:an?\s+|the\s+)?{_WORD}(?:\s+{_WORD}){{0,{alias_words - 1}}})",
+        re.IGNORECASE,
+    )
+    are = re.compile(
+        rf"(?:^|[.!?]\s+)\**({_WORD})\**\s+are\s+(?:the\s+)?"
+        rf"({_WORD}(?:\s+{_WORD}){{0,{are_words - 1}}})"
+    )
+    return paren, inline, are
+
+
+_PAREN_DEF, _INLINE_DEF, _ARE_DEF = definition_patterns()
 
 
 @dataclass
@@ -166,7 +189,9 @@ def _clean_alias(text: str) -> str | None:
     words = [w.lower() for w in text.split()]
     while words and words[-1] in STOP_WORDS:
         words = words[:-1]
-    if not words or not 2 <= len(" ".join(words)) <= 40 or all(w in STOP_WORDS for w in words):
+    shortest, longest = ALIAS_CHARS
+    if (not words or not shortest <= len(" ".join(words)) <= longest
+            or all(w in STOP_WORDS for w in words)):
         return None
     words[-1] = singular(words[-1])
     return " ".join(words)

@@ -27,6 +27,11 @@ MAX_FIELDS = 8
 PASSAGE_CHARS = 600
 # A how-to answered from the guides shows the whole passage: the steps are the answer.
 GUIDE_PASSAGE_CHARS = 1500
+ENDPOINT_PASSAGES = 1  # guide passages quoted under an endpoint answer
+GUIDE_PASSAGES = 2  # guide passages quoted in a guide (how-to) answer
+PROVIDERS_SHOWN = 2  # "Call these first": providers per needed id (the first, one alternative)
+GUIDE_LINKS = 2  # "Guides": sections linked under an endpoint answer
+CODE_OVERRUN = 2  # a code block left open by a passage's cut may run to this many times the cut
 
 
 def compose_answer(
@@ -155,7 +160,7 @@ def _endpoint_answer(
         )
         lines += ["", f"**Example request** — `{ex.endpoint}`, {origin}", ""]
         lines += ["```bash", ex.content, "```"]
-    lines += _guide_lines(_passages_for(lookup, details, passages)[:1], cites)
+    lines += _guide_lines(_passages_for(lookup, details, passages)[:ENDPOINT_PASSAGES], cites)
     lines += _see_also(lookup, details, cites)
     return _result(question, lines, cites, endpoints=endpoints, examples=examples)
 
@@ -168,7 +173,7 @@ def _guide_answer(
     cites: CitationRegistry,
 ) -> AnswerResult:
     lines = ["The guides cover this:"]
-    lines += _guide_lines(passages[:2], cites, limit=GUIDE_PASSAGE_CHARS)
+    lines += _guide_lines(passages[:GUIDE_PASSAGES], cites, limit=GUIDE_PASSAGE_CHARS)
     endpoints: list[AnswerEndpoint] = []
     if related:
         lines += ["", "**Endpoints these sections describe**", ""]
@@ -264,7 +269,7 @@ def _prerequisites(
     presented = {(e.method, e.path) for e in endpoints}
     for (_, param), group in by_param.items():
         shown = []
-        for dep in group[:2]:
+        for dep in group[:PROVIDERS_SHOWN]:
             p = dep.provider
             n = cites.spec(p.source, p.pointer, p.signature)
             label = f"`{p.signature}` ({p.summary})" if p.summary else f"`{p.signature}`"
@@ -342,7 +347,7 @@ def _see_also(
     # Sections about the endpoint's own resource first, then the generic ones that mention it.
     own = _words(first.endpoint.resource.rsplit("/", 1)[-1])
     sections = sorted(first.docs, key=lambda d: not (own & _words(" ".join(d.section_path))))
-    for section in sections[:2]:
+    for section in sections[:GUIDE_LINKS]:
         title = " > ".join(section.section_path) or section.title
         lines.append(f"- {title}{_ref(cites.doc(section.source, section.anchor, title))}")
     return lines
@@ -375,7 +380,7 @@ def _quote(text: str, limit: int) -> list[str]:
         if size + len(line) > limit and kept and not in_code:
             kept.append("…")
             break
-        if size + len(line) > 2 * limit:  # a very long code block: stop inside it
+        if size + len(line) > CODE_OVERRUN * limit:  # a very long code block: stop in it
             kept.append("…")
             break
         kept.append(line)

@@ -12,6 +12,7 @@ from apiatlas.rag.answer.result import AnswerExample
 
 BASE_URL_PLACEHOLDER = "{base_url}"
 _SHELL_LANGS = {"curl", "shell", "bash", "sh", "http"}
+EXAMPLE_BODY_FIELDS = 3  # fields a synthesised body holds when none is required
 
 
 def example_for(detail: EndpointDetail, citations: CitationRegistry) -> AnswerExample:
@@ -84,7 +85,7 @@ def synthesise_body(fields: list[FieldRef]) -> dict[str, Any]:
     Dotted names (``address.city``) become nested objects and ``items[]`` an array of objects;
     values are typed placeholders.
     """
-    chosen = [f for f in fields if f.required] or fields[:3]
+    chosen = [f for f in fields if f.required] or fields[:EXAMPLE_BODY_FIELDS]
     body: dict[str, Any] = {}
     for f in chosen:
         parts = [p for p in f.name.split(".") if p]

@@ -122,10 +122,8 @@ class RankerModel:
     def decide(self, pool: Pool) -> Decision:
         """Rank ``pool``, decide whether to answer, and split confident from related."""
         probabilities = self.scores(pool)
-        ranked = sorted(
-            zip(pool.refs, probabilities, pool.vectors, strict=True),
-            key=lambda t: (-t[2][_EXPLICIT], -t[1], len(t[0].path), t[0].key),
-        )
+        ranked = [(pool.refs[i], probabilities[i], pool.vectors[i])
+                  for i in presented_order(pool, probabilities)]
         if not ranked:
             return Decision(False, 0.0, [], [])
         p_answer = self.answer.probability(answer_vector(pool, [p for _, p, _ in ranked],
@@ -178,6 +176,14 @@ _CARD = FEATURES.index("card_dense")
 _GRAPH = FEATURES.index("graph_score")
 _RESOURCE = FEATURES.index("resource_match")
 _KIND = FEATURES.index("kind_any")
+
+
+def presented_order(pool: Pool, probabilities: Sequence[float]) -> list[int]:
+    """Candidate indices in the order :meth:`RankerModel.decide` ranks them: an endpoint the
+    question names outright first, then by ``probabilities``, the shorter path, the key."""
+    refs, vectors = pool.refs, pool.vectors
+    return sorted(range(len(refs)), key=lambda i: (
+        -vectors[i][_EXPLICIT], -probabilities[i], len(refs[i].path), refs[i].key))
 
 
 def masked(vector: Sequence[float], disabled: Collection[str]) -> list[float]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apiatlas.graph.build.resources import (
+    definition_patterns,
     definitions,
     derive_resources,
     guide_definitions,
@@ -88,6 +89,17 @@ def test_definitions_are_recognised_conservatively() -> None:
     assert definitions("Payouts are the transfers through which funds arrive.") == [
         ("payout", "transfer")
     ]
+
+
+def test_the_definition_patterns_follow_their_phrase_lengths() -> None:
+    paren, inline, are = definition_patterns(subject_words=1, alias_words=1, are_words=1)
+    assert paren.search("Sales channel groups (also called storefronts)").group(1) == "groups"
+    assert inline.search("Segments, also known as smart groups").group(2) == "smart"
+    assert are.search("Payouts are bank transfers").group(2) == "bank"
+    wide = definition_patterns(subject_words=3, paren_chars=12)[0]
+    assert wide.search("Sales channel groups (also called storefronts)").group(1) == (
+        "Sales channel groups")
+    assert wide.search("Groups (also called sales channel storefronts)") is None  # > 12 chars
 
 
 def test_qualified_alias() -> None:
