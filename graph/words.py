@@ -91,13 +91,19 @@ def split_words(text: str) -> list[str]:
     return out
 
 
+SHORTEST_PLURAL = 4
+"""Shorter words are left as they are ("bus", "gas", "its")."""
+SHORTEST_IES = 5
+"""Shortest "-ies" plural read as "-y" ("entries" -> "entry"; "ties", "lies" stay)."""
+
+
 def singular(word: str) -> str:
     """The singular of one lowercase English word (rule-based, conservative)."""
     if word in _IRREGULAR:
         return _IRREGULAR[word]
-    if len(word) <= 3 or word in _SINGULAR_S or word.endswith(("ss", "us", "is")):
+    if len(word) < SHORTEST_PLURAL or word in _SINGULAR_S or word.endswith(("ss", "us", "is")):
         return word
-    if word.endswith("ies") and len(word) > 4:
+    if word.endswith("ies") and len(word) >= SHORTEST_IES:
         return word[:-3] + "y"
     if word.endswith(("sses", "xes", "ches", "shes", "zzes")):
         return word[:-2]

@@ -40,7 +40,7 @@ def patch(target: str, text: str) -> list[str]:
     """Set ``MODULE:NAME`` to ``text`` (as the constant's type) wherever it is bound."""
     module_name, name = target.split(":")
     old = getattr(importlib.import_module(module_name), name)
-    new = ast.literal_eval(text) if isinstance(old, tuple) else type(old)(text)
+    new = ast.literal_eval(text) if isinstance(old, (tuple, bool)) else type(old)(text)
     if (module_name, name) == ("apiatlas.graph.fts", "WEIGHTS"):
         # The embedded store's full-text query has the weights written into its SQL text.
         from apiatlas.graph.sqlite import queries

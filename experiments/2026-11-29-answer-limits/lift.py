@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
@@ -37,16 +38,6 @@ VARIANTS: list[tuple[Any, str, int]] = [
     (composer, "CODE_OVERRUN", 1), (composer, "CODE_OVERRUN", 4),
     (examples, "EXAMPLE_BODY_FIELDS", 1), (examples, "EXAMPLE_BODY_FIELDS", 5),
 ]
-
-
-@contextmanager
-def patched(module: Any, name: str, value: Any) -> Iterator[None]:
-    old = getattr(module, name)
-    setattr(module, name, value)
-    try:
-        yield
-    finally:
-        setattr(module, name, old)
 
 
 def answers(sets: list[tuple[Dataset, ApiAtlas]]) -> list[str]:
@@ -70,7 +61,7 @@ def evidence_lengths(into: list[int]) -> Iterator[None]:
         evidence.gather_evidence(result, **kwargs)
         return result
 
-    with patched(nodes, "compose_answer", composing), patched(evidence, "_cut", recording):
+    with patch.object(nodes, "compose_answer", composing), patch.object(evidence, "_cut", recording):
         yield
 
 
@@ -84,7 +75,7 @@ def main(homes: Path, out: Path | None) -> None:
         base = answers(sets)
     results: dict[str, Any] = {"answers": len(base)}
     for module, name, value in VARIANTS:
-        with patched(module, name, value):
+        with patch.object(module, name, value):
             other = answers(sets)
         changed = sum(a != b for a, b in zip(base, other, strict=True))
         results[f"{name} {getattr(module, name)} -> {value}"] = {"answers_changed": changed}

@@ -24,7 +24,7 @@ from apiatlas.rag.question.lexicon import (
     WANTING,
 )
 from apiatlas.graph.model import OperationKindName
-from apiatlas.graph.words import is_plural
+from apiatlas.graph.words import is_plural, split_words
 
 _METHODS = "GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|TRACE"
 _EXPLICIT = re.compile(
@@ -35,6 +35,14 @@ _BARE_PATH = re.compile(
 )
 _CAMEL = re.compile(r"\b(?:[a-z]+(?:[A-Z][a-z0-9]*)+|(?:[A-Z][a-z0-9]+){2,})\b")
 _SNAKE_OP = re.compile(r"\b[a-z]+(?:_[a-z0-9]+){1,}\b")
+IDENTIFIER_TEXT = "none"
+"""What an operation-id-shaped token leaves in the question's text, where it may name a resource
+or a field rather than an operation: ``"none"`` (nothing), ``"words"`` (``ConfigMap`` -> "config
+map"), ``"token"`` ("configmap") or ``"both"``. The dense similarity reads the whole question
+either way; on dev the four are within a case of each other (``experiments/2026-11-29-shapes``)."""
+PATH_LETTERS = 2
+"""A bare ``/path`` names an endpoint only with this many lower-case letters in a row (not
+``/1/2`` or a date)."""
 
 _WORD = re.compile(r"[a-z0-9]+")
 _VERSION = re.compile(r"\bv(\d+)\b", re.IGNORECASE)
@@ -176,13 +184,19 @@ def _mentions(text: str) -> tuple[list[ExplicitEndpoint], list[str], str]:
     rest = _EXPLICIT.sub(" ", text)
     for m in _BARE_PATH.finditer(rest):
         path = normalise_path(m.group(1))
-        if re.search(r"[a-z]{2}", path):
+        if re.search(rf"[a-z]{{{PATH_LETTERS}}}", path):
             endpoints.append(ExplicitEndpoint(path=path))
     rest = _BARE_PATH.sub(" ", rest)
     op_ids = list(dict.fromkeys(_CAMEL.findall(rest) + _SNAKE_OP.findall(rest)))
     for op in op_ids:
-        rest = rest.replace(op, " ")
+        rest = rest.replace(op, _identifier_text(op))
     return endpoints, op_ids, rest
+
+
+def _identifier_text(token: str) -> str:
+    parts = {"words": split_words(token), "token": [token.lower()],
+             "both": [token.lower(), *split_words(token)]}.get(IDENTIFIER_TEXT, [])
+    return f" {' '.join(parts)} "
 
 
 _Hit = tuple[int, str, tuple[OperationKindName, ...]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from apiatlas.rag.question import intent as intent_module
 from apiatlas.rag.question.intent import analyse_question, normalise_path
 
 
@@ -85,6 +86,20 @@ def test_operation_ids_in_camel_pascal_and_snake_case() -> None:
     intent = analyse_question("Explain createLocation, CreateLocation and create_location")
     assert intent.operation_ids == ["createLocation", "CreateLocation", "create_location"]
     assert "createlocation" not in intent.resource_terms
+
+
+@pytest.mark.parametrize(
+    ("setting", "left"),
+    [("none", []), ("words", ["pod", "template"]), ("token", ["podtemplate"]),
+     ("both", ["podtemplate", "pod", "template"])],
+)
+def test_a_shaped_token_leaves_what_the_setting_says(
+    monkeypatch: pytest.MonkeyPatch, setting: str, left: list[str]
+) -> None:
+    monkeypatch.setattr(intent_module, "IDENTIFIER_TEXT", setting)
+    intent = analyse_question("scale a PodTemplate")
+    assert intent.operation_ids == ["PodTemplate"]
+    assert intent.keywords == ["scale", *left]
 
 
 def test_normalise_path_blanks_parameter_names_and_hosts() -> None:
