@@ -39,6 +39,60 @@ def operations(spec: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             for method, path, op in spec_operations(spec)]
 
 
+Candidate = tuple[str, str, str, dict[str, Any], list[Any]]
+"""(provider, category, spec id, info, operations) of an API the filter admits."""
+
+
+def admitted(api_dir: Path, max_ops: int, described: bool, earlier: set[str]
+             ) -> tuple[list[Candidate], set[str]]:
+    """The APIs the filter admits (never a held-out one), and the providers of ``earlier``'s
+    specs (the earlier versions' index entries)."""
+    heldout = load_heldout()
+    taken: set[str] = set()
+    candidates: list[Candidate] = []
+    for file in sorted(api_dir.rglob("*.json")):
+        spec = json.loads(file.read_text(encoding="utf-8"))
+        info = spec.get("info") or {}
+        provider = str(info.get("x-providerName") or "")
+        if file.relative_to(api_dir).as_posix() in earlier:
+            taken.add(provider)
+        if held_out_as(provider, str(info.get("title") or ""), heldout):
+            continue
+        ops = operations(spec)
+        documented = sum(1 for o in ops if o[3] or (described and o[4]))
+        if not 8 <= len(ops) <= max_ops or documented < 0.7 * len(ops):
+            continue
+        category = (info.get("x-apisguru-categories") or ["other"])[0]
+        candidates.append((provider, category, file.relative_to(api_dir).as_posix(), info, ops))
+    return candidates, taken
+
+
+def draw(candidates: list[Candidate], taken: set[str], count: int, seed: int
+         ) -> list[tuple[str, str, dict[str, Any], list[Any]]]:
+    """``count`` APIs of providers not ``taken``, one per provider, round-robin over the
+    categories of a seeded shuffle: (spec id, category, info, operations)."""
+    by_category: dict[str, list[tuple[str, dict[str, Any], list[Any]]]] = defaultdict(list)
+    for provider, category, spec_id, info, ops in candidates:
+        if provider not in taken:
+            by_category[category].append((spec_id, info, ops))
+    rng = random.Random(seed)
+    for items in by_category.values():
+        rng.shuffle(items)
+    chosen: list[tuple[str, str, dict[str, Any], list[Any]]] = []
+    providers: set[Any] = set()
+    while len(chosen) < count and any(by_category.values()):
+        for category in sorted(by_category):
+            while by_category[category]:
+                spec_id, info, ops = by_category[category].pop()
+                if info.get("x-providerName") not in providers:
+                    providers.add(info.get("x-providerName"))
+                    chosen.append((spec_id, category, info, ops))
+                    break
+            if len(chosen) == count:
+                break
+    return chosen
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("api_dir", type=Path)
@@ -53,45 +107,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--new-providers", type=Path, nargs="*", default=[],
                         help="index files of earlier versions whose providers are left out")
     args = parser.parse_args(argv)
-    heldout = load_heldout()
     earlier = {item["spec"] for index_file in args.new_providers
                for item in json.loads(index_file.read_text(encoding="utf-8"))}
-    taken: set[str] = set()  # the earlier versions' providers
-    candidates: list[tuple[str, str, str, dict[str, Any], list[Any]]] = []
-    for file in sorted(args.api_dir.rglob("*.json")):
-        spec = json.loads(file.read_text(encoding="utf-8"))
-        info = spec.get("info") or {}
-        provider = str(info.get("x-providerName") or "")
-        if file.relative_to(args.api_dir).as_posix() in earlier:
-            taken.add(provider)
-        if held_out_as(provider, str(info.get("title") or ""), heldout):
-            continue
-        ops = operations(spec)
-        documented = sum(1 for o in ops if o[3] or (args.described and o[4]))
-        if not 8 <= len(ops) <= args.max_ops or documented < 0.7 * len(ops):
-            continue
-        category = (info.get("x-apisguru-categories") or ["other"])[0]
-        candidates.append((provider, category, file.relative_to(args.api_dir).as_posix(), info,
-                           ops))
-    by_category: dict[str, list[tuple[str, dict[str, Any], list[Any]]]] = defaultdict(list)
-    for provider, category, spec_id, info, ops in candidates:
-        if provider not in taken:
-            by_category[category].append((spec_id, info, ops))
-    rng = random.Random(args.seed)
-    for items in by_category.values():
-        rng.shuffle(items)
-    chosen: list[tuple[str, str, dict[str, Any], list[Any]]] = []
-    providers: set[Any] = set()
-    while len(chosen) < args.count and any(by_category.values()):
-        for category in sorted(by_category):
-            while by_category[category]:
-                spec_id, info, ops = by_category[category].pop()
-                if info.get("x-providerName") not in providers:
-                    providers.add(info.get("x-providerName"))
-                    chosen.append((spec_id, category, info, ops))
-                    break
-            if len(chosen) == args.count:
-                break
+    candidates, taken = admitted(args.api_dir, args.max_ops, args.described, earlier)
+    chosen = draw(candidates, taken, args.count, args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     index = []
     for spec_id, category, info, ops in chosen[args.skip:]:
@@ -105,7 +124,6 @@ def main(argv: list[str] | None = None) -> None:
     (args.out / "index.json").write_text(json.dumps(index, indent=1), encoding="utf-8")
     print(f"{len(index)} APIs, {sum(i['operations'] for i in index)} operations, "
           f"{len({i['category'] for i in index})} categories -> {args.out}")
-
 
 if __name__ == "__main__":
     main()

@@ -8,20 +8,24 @@ memory to be recalled), ``strong`` (``rag/memory/relevance.STRONG_SEMANTIC_SCORE
 memory about the question on its own) or ``procedure``
 (``rag/memory/precedence.PROCEDURE_ANSWER_SCORE``, 0.6: a team procedure answers alone); or one
 of memory's three counts: ``candidates`` (``store.SEMANTIC_CANDIDATES``, 40), ``limit`` (the
-recall ``limit``, 5) or ``first`` (``relevance.FIRST_PRESENTED``, 3). The ranker is not
+recall ``limit``, 5) or ``first`` (``relevance.FIRST_PRESENTED``, 3); or ``cue``
+(``stance.ACTION_CUE_LETTERS``, 6: the letters of an action segment a memory's word must start
+with). ``DATASET`` in the environment names another dev dataset file (default sample-memory).
+The ranker is not
 refitted: it is trained without memory (sample-memory is not a training set).
 ``OUT`` receives the eval's reports. Dev only.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from apiatlas.cli import main as cli
 from apiatlas.evals.homes import dataset_files
 from apiatlas.evals.train import DEV
-from apiatlas.rag.memory import precedence, relevance, store
+from apiatlas.rag.memory import precedence, relevance, stance, store
 from apiatlas.rag.memory.store import ProjectMemory
 
 
@@ -38,12 +42,14 @@ def patch(name: str, value: float) -> None:
         ProjectMemory.recall.__kwdefaults__["limit"] = int(value)
     elif name == "first":
         relevance.FIRST_PRESENTED = int(value)
+    elif name == "cue":
+        stance.ACTION_CUE_LETTERS = int(value)
     else:
-        raise SystemExit(f"unknown setting {name}: min, strong, procedure, candidates, limit "
-                         "or first")
+        raise SystemExit(f"unknown setting {name}: min, strong, procedure, candidates, limit, "
+                         "first or cue")
 
 
 if __name__ == "__main__":
     patch(sys.argv[1], float(sys.argv[2]))
-    [dataset] = [str(f) for f in dataset_files(DEV, ["sample-memory"])]
+    dataset = os.environ.get("DATASET") or str(dataset_files(DEV, ["sample-memory"])[0])
     sys.exit(cli(["eval", dataset, "--strategies", "agent", "--out", sys.argv[3]]))

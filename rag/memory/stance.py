@@ -54,6 +54,10 @@ _PREFER = re.compile(
 _SIGNATURE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[^\s,;()'\"`]*)", re.I)
 _BARE_PATH = re.compile(r"(?<![\w/])(/[A-Za-z0-9_{}\-/.]+)")
 _VERSION = re.compile(r"^v\d+$")
+ACTION_CUE_LETTERS = 6
+"""A memory's word names an endpoint by its action segment when it starts with this many of the
+segment's letters ("cancel" for "cancelled", "cancelling")."""
+
 _METHOD_VERBS = {
     "DELETE": ("delet", "remov"),
     "PUT": ("updat", "replac", "edit"),
@@ -175,7 +179,7 @@ def _distinct_cues(method: str, path: str, others: Sequence[str]) -> list[str]:
     if len(segments) >= 2 and "{" in segments[-2] and not segments[-1].startswith("{"):
         action = segments[-1].lower()
         if all(action not in o for o in other_literals):
-            cues.append(action[:6])
+            cues.append(action[:ACTION_CUE_LETTERS])
     other_methods = {o.split(" ", 1)[0] for o in others}
     if method not in other_methods:
         cues += _METHOD_VERBS.get(method, ())
