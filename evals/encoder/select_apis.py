@@ -125,5 +125,6 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(index)} APIs, {sum(i['operations'] for i in index)} operations, "
           f"{len({i['category'] for i in index})} categories -> {args.out}")
 
+
 if __name__ == "__main__":
     main()

@@ -196,7 +196,7 @@ def _mentions(text: str) -> tuple[list[ExplicitEndpoint], list[str], str]:
 def _identifier_text(token: str) -> str:
     parts = {"words": split_words(token), "token": [token.lower()],
              "both": [token.lower(), *split_words(token)]}.get(IDENTIFIER_TEXT, [])
-    return f" {' '.join(parts)} "
+    return f" {' '.join(parts)} " if parts else " "  # "none": as a token always was
 
 
 _Hit = tuple[int, str, tuple[OperationKindName, ...]]
