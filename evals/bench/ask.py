@@ -246,61 +246,102 @@ def onnx_against_torch(questions: list[str], repeat: int) -> list[str]:
     ]
 
 
-def run(shared: Path, repeat: int) -> str:
-    """Run every measurement and return the Markdown report."""
-    lines = [f"# apiatlas benchmark, {date.today().isoformat()}", ""]
-    ingest_rows: list[str] = []
-    cold: dict[tuple[str, str], list[float]] = defaultdict(list)
-    warm: dict[tuple[str, str], list[float]] = defaultdict(list)
-    first_ask: dict[str, float] = {}
-    plain: dict[str, list[float]] = defaultdict(list)
+@dataclass
+class _Measured:
+    """What one benchmark run measured, before it is written up."""
+
+    ingest_rows: list[str] = field(default_factory=list)
+    cold: dict[tuple[str, str], list[float]] = field(default_factory=lambda: defaultdict(list))
+    warm: dict[tuple[str, str], list[float]] = field(default_factory=lambda: defaultdict(list))
+    first_ask: dict[str, float] = field(default_factory=dict)
+    plain: dict[str, list[float]] = field(default_factory=dict)
+    throughput: float = 0.0
+    settings_rows: list[str] = field(default_factory=list)
+
+
+def _ingest_row(name: str, first: IngestReport, again: IngestReport) -> str:
+    total = first.seconds["total"]
+    return (
+        f"| {name} | {first.endpoints} | {first.doc_chunks} | {total:.1f} | "
+        f"{first.seconds['vectors']:.1f} | {first.seconds['graph']:.1f} | "
+        f"{first.endpoints / total:.0f} | "
+        f"{(first.cards + first.doc_chunks) / first.seconds['vectors']:.0f} | "
+        f"{again.seconds['total']:.1f} | {again.graph.changed} |"
+    )
+
+
+def _time_asks(atlas: ApiAtlas, ds: Dataset, repeat: int, out: _Measured) -> None:
+    """Each question ``repeat`` times, cold (its embedding computed again) then warm."""
+    for question in ds.questions:
+        for _ in range(repeat):
+            clear = getattr(atlas.embeddings, "clear", None)
+            if clear is not None:
+                clear()  # cold: the question's embedding is computed again
+            for times in (out.cold, out.warm):
+                started = perf_counter()
+                result = atlas.ask(question, project=ds.name)
+                elapsed = (perf_counter() - started) * 1000
+                times[(ds.name, " → ".join(result.route))].append(elapsed)
+
+
+def _measure(shared: Path, repeat: int) -> _Measured:
+    out = _Measured()
     with tempfile.TemporaryDirectory() as home:
         atlas = ApiAtlas(Settings(home=Path(home), project="bench"))
         with atlas:
             for ds in datasets(shared):
-                first: IngestReport = atlas.ingest(openapi=ds.openapi, docs=ds.docs, project=ds.name)
-                again: IngestReport = atlas.ingest(openapi=ds.openapi, docs=ds.docs, project=ds.name)
-                total = first.seconds["total"]
-                ingest_rows.append(
-                    f"| {ds.name} | {first.endpoints} | {first.doc_chunks} | {total:.1f} | "
-                    f"{first.seconds['vectors']:.1f} | {first.seconds['graph']:.1f} | "
-                    f"{first.endpoints / total:.0f} | "
-                    f"{(first.cards + first.doc_chunks) / first.seconds['vectors']:.0f} | "
-                    f"{again.seconds['total']:.1f} | {again.graph.changed} |"
-                )
+                first, again = (atlas.ingest(openapi=ds.openapi, docs=ds.docs, project=ds.name)
+                                for _ in range(2))
+                out.ingest_rows.append(_ingest_row(ds.name, first, again))
                 started = perf_counter()
                 atlas.ask(ds.questions[0], project=ds.name)
-                first_ask[ds.name] = (perf_counter() - started) * 1000
-                for question in ds.questions:
-                    for _ in range(repeat):
-                        clear = getattr(atlas.embeddings, "clear", None)
-                        if clear is not None:
-                            clear()  # cold: the question's embedding is computed again
-                        for times in (cold, warm):
-                            started = perf_counter()
-                            result = atlas.ask(question, project=ds.name)
-                            elapsed = (perf_counter() - started) * 1000
-                            times[(ds.name, " → ".join(result.route))].append(elapsed)
-                plain[ds.name] = plain_search(atlas, ds, repeat)
-            texts = [f"POST /v2/things/{i} creates thing number {i} with a name" for i in range(256)]
-            throughput = embedding_throughput(atlas, texts)
-            settings_rows = thread_settings(Path(home), datasets(shared), repeat)
-    lines += [
+                out.first_ask[ds.name] = (perf_counter() - started) * 1000
+                _time_asks(atlas, ds, repeat, out)
+                out.plain[ds.name] = plain_search(atlas, ds, repeat)
+            texts = [f"POST /v2/things/{i} creates thing number {i} with a name"
+                     for i in range(256)]
+            out.throughput = embedding_throughput(atlas, texts)
+            out.settings_rows = thread_settings(Path(home), datasets(shared), repeat)
+    return out
+
+
+def _latency_lines(m: _Measured) -> tuple[list[str], dict[str, tuple[list[float], list[float]]]]:
+    """The latency table's rows, per route and per dataset, and each dataset's cold and warm
+    times."""
+    lines: list[str] = []
+    per_dataset: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
+    for (name, route), values in sorted(m.cold.items()):
+        hot = m.warm[(name, route)]
+        per_dataset[name][0].extend(values)
+        per_dataset[name][1].extend(hot)
+        lines.append(f"| {name} | {route} | {len(values)} | {_stats(values)} | {_stats(hot)} |")
+    for name, (values, hot) in sorted(per_dataset.items()):
+        lines.append(f"| {name} | all | {len(values)} | {_stats(values)} | {_stats(hot)} |")
+    return lines, per_dataset
+
+
+def run(shared: Path, repeat: int) -> str:
+    """Run every measurement and return the Markdown report."""
+    m = _measure(shared, repeat)
+    latency, per_dataset = _latency_lines(m)
+    lines = [
+        f"# apiatlas benchmark, {date.today().isoformat()}",
+        "",
         "## Ingest (first run, then an unchanged re-run)",
         "",
         "| dataset | endpoints | doc chunks | first s | embed+index s | graph s | ops/s | "
         "chunks/s (cards+docs) | unchanged re-run s | re-run changed graph |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
-        *ingest_rows,
+        *m.ingest_rows,
         "",
-        f"Raw embedding model throughput in the same run: {throughput:.0f} texts/s "
+        f"Raw embedding model throughput in the same run: {m.throughput:.0f} texts/s "
         "(256 short texts, one batch call).",
         "",
         "## First `ask` after opening (builds the per-project caches)",
         "",
         "| dataset | ms |",
         "| --- | ---: |",
-        *(f"| {name} | {ms:.0f} |" for name, ms in first_ask.items()),
+        *(f"| {name} | {ms:.0f} |" for name, ms in m.first_ask.items()),
         "",
         f"## `ask` latency (in-process, {repeat} runs per question)",
         "",
@@ -308,29 +349,20 @@ def run(shared: Path, repeat: int) -> str:
         "",
         "| dataset | route | runs | cold median ms | cold p95 ms | warm median ms | warm p95 ms |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    per_dataset: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
-    for (name, route), values in sorted(cold.items()):
-        hot = warm[(name, route)]
-        per_dataset[name][0].extend(values)
-        per_dataset[name][1].extend(hot)
-        lines.append(f"| {name} | {route} | {len(values)} | {_stats(values)} | {_stats(hot)} |")
-    for name, (values, hot) in sorted(per_dataset.items()):
-        lines.append(f"| {name} | all | {len(values)} | {_stats(values)} | {_stats(hot)} |")
-    lines += [
+        *latency,
         "",
         "## Against a plain Chroma `similarity_search` (cold, embedding included), same questions",
         "",
         "| dataset | plain median ms | plain p95 ms | `ask` cold median ms | ask / plain |",
         "| --- | ---: | ---: | ---: | ---: |",
         *(
-            f"| {name} | {_stats(plain[name])} | {statistics.median(per_dataset[name][0]):.1f} | "
-            f"**{statistics.median(per_dataset[name][0]) / statistics.median(plain[name]):.2f}** |"
-            for name in sorted(plain)
+            f"| {name} | {_stats(m.plain[name])} | {statistics.median(cold):.1f} | "
+            f"**{statistics.median(cold) / statistics.median(m.plain[name]):.2f}** |"
+            for name in sorted(m.plain) for cold in [per_dataset[name][0]]
         ),
     ]
     questions = [q for ds in datasets(shared) for q in ds.questions]
-    lines += ["", *settings_rows, *onnx_against_torch(questions, repeat)]
+    lines += ["", *m.settings_rows, *onnx_against_torch(questions, repeat)]
     # ru_maxrss is in KiB on Linux: the peak resident size of this whole benchmark process.
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lines += ["", f"Peak resident memory of the benchmark process: {peak_mib:.0f} MiB."]

@@ -103,13 +103,20 @@ def _checked(run: Run, what: str) -> Run:
     return run
 
 
-def run(shared: Path, repeat: int) -> str:
-    """Every measurement; the Markdown report."""
-    spec = shared / "square/spec/api.json"
-    if not spec.is_file():
-        return f"(skipped: {spec} is missing)\n"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "ANONYMIZED_TELEMETRY": "False"}
+@dataclass
+class _Runs:
+    """Every process one benchmark run started, by what it measured."""
+
+    first: Run
+    again: Run
+    yardstick: Run
+    asks: list[Run]
+    floors: list[float]
+    opened: list[float]
+    light: dict[str, list[Run]]
+
+
+def _measure(spec: Path, repeat: int, env: dict[str, str]) -> _Runs:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         base = ["--home", str(home), "--project", "square"]
@@ -145,43 +152,52 @@ def run(shared: Path, repeat: int) -> str:
             name: [_checked(run_process(argv, env=env), name) for _ in range(repeat)]
             for name, argv in light.items()
         }
-    ask_s = [r.seconds for r in asks]
-    ratio = first.seconds / yardstick.seconds
-    lines = [
-        f"# apiatlas CLI benchmark, {date.today().isoformat()}",
-        "",
-        "Each row is a new process (`python -m apiatlas.cli ...`), wall time and that process's "
-        "peak resident memory.",
-        "",
+    return _Runs(first, again, yardstick, asks, floors, opened, light_runs)
+
+
+def _ingest_section(r: _Runs) -> list[str]:
+    ratio = r.first.seconds / r.yardstick.seconds
+    return [
         "## Ingest of Square, against the yardstick",
         "",
         "| what | s | peak MiB | vectors added/updated/skipped/deleted (yardstick: chunks) |",
         "| --- | ---: | ---: | ---: |",
-        f"| `apiatlas ingest`, first | {first.seconds:.1f} | {first.peak_mib:.0f} | "
-        f"{_count(first.out)} |",
-        f"| `apiatlas ingest`, unchanged again | {again.seconds:.1f} | {again.peak_mib:.0f} | "
-        f"{_count(again.out)} |",
+        f"| `apiatlas ingest`, first | {r.first.seconds:.1f} | {r.first.peak_mib:.0f} | "
+        f"{_count(r.first.out)} |",
+        f"| `apiatlas ingest`, unchanged again | {r.again.seconds:.1f} | {r.again.peak_mib:.0f} | "
+        f"{_count(r.again.out)} |",
         f"| yardstick: spec split by RecursiveCharacterTextSplitter(1000, 100) into Chroma | "
-        f"{yardstick.seconds:.1f} | {yardstick.peak_mib:.0f} | {yardstick.out.strip()} |",
+        f"{r.yardstick.seconds:.1f} | {r.yardstick.peak_mib:.0f} | {r.yardstick.out.strip()} |",
         "",
         f"apiatlas / yardstick: **{ratio:.2f}**. Unchanged re-ingest / first: "
-        f"**{again.seconds / first.seconds:.2f}**.",
+        f"**{r.again.seconds / r.first.seconds:.2f}**.",
         "",
+    ]
+
+
+def _ask_section(r: _Runs, repeat: int) -> list[str]:
+    ask_s = [a.seconds for a in r.asks]
+    return [
         f"## `apiatlas ask` on the Square project ({len(QUESTIONS)} questions x {repeat})",
         "",
         "| runs | median s | p95 s | max s | median peak MiB | max peak MiB |",
         "| ---: | ---: | ---: | ---: | ---: | ---: |",
-        f"| {len(asks)} | {statistics.median(ask_s):.2f} | {percentile(ask_s, 95):.2f} | "
-        f"{max(ask_s):.2f} | {statistics.median(r.peak_mib for r in asks):.0f} | "
-        f"{max(r.peak_mib for r in asks):.0f} |",
+        f"| {len(r.asks)} | {statistics.median(ask_s):.2f} | {percentile(ask_s, 95):.2f} | "
+        f"{max(ask_s):.2f} | {statistics.median(a.peak_mib for a in r.asks):.0f} | "
+        f"{max(a.peak_mib for a in r.asks):.0f} |",
         "",
         f"The agent's dependencies alone (`python -c \"{_DEPENDENCIES}\"`, a process after each "
-        f"`ask`): median **{statistics.median(floors):.2f} s**, "
-        f"p95 {percentile(floors, 95):.2f} s. What apiatlas adds to them (its own imports, "
+        f"`ask`): median **{statistics.median(r.floors):.2f} s**, "
+        f"p95 {percentile(r.floors, 95):.2f} s. What apiatlas adds to them (its own imports, "
         f"opening the stores and the model, the question, the printed answer): median of the "
         f"differences "
-        f"**{statistics.median(a - f for a, f in zip(ask_s, floors)):.2f} s**.",
+        f"**{statistics.median(a - f for a, f in zip(ask_s, r.floors)):.2f} s**.",
         "",
+    ]
+
+
+def _process_section(r: _Runs) -> list[str]:
+    return [
         "## In process: opening the project and its first question (model load included)",
         "",
         "Timed inside a new process after `from apiatlas.atlas import ApiAtlas`: "
@@ -190,19 +206,39 @@ def run(shared: Path, repeat: int) -> str:
         "",
         "| runs | median s | p95 s | max s |",
         "| ---: | ---: | ---: | ---: |",
-        f"| {len(opened)} | {statistics.median(opened):.2f} | {percentile(opened, 95):.2f} | "
-        f"{max(opened):.2f} |",
+        f"| {len(r.opened)} | {statistics.median(r.opened):.2f} | "
+        f"{percentile(r.opened, 95):.2f} | {max(r.opened):.2f} |",
         "",
         "## Commands that must not load the model",
         "",
         "| command | runs | median s | median peak MiB |",
         "| --- | ---: | ---: | ---: |",
         *(
-            f"| `{name}` | {len(runs)} | {statistics.median(r.seconds for r in runs):.2f} | "
-            f"{statistics.median(r.peak_mib for r in runs):.0f} |"
-            for name, runs in light_runs.items()
+            f"| `{name}` | {len(runs)} | {statistics.median(x.seconds for x in runs):.2f} | "
+            f"{statistics.median(x.peak_mib for x in runs):.0f} |"
+            for name, runs in r.light.items()
         ),
         "",
+    ]
+
+
+def run(shared: Path, repeat: int) -> str:
+    """Every measurement; the Markdown report."""
+    spec = shared / "square/spec/api.json"
+    if not spec.is_file():
+        return f"(skipped: {spec} is missing)\n"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "ANONYMIZED_TELEMETRY": "False"}
+    r = _measure(spec, repeat, env)
+    lines = [
+        f"# apiatlas CLI benchmark, {date.today().isoformat()}",
+        "",
+        "Each row is a new process (`python -m apiatlas.cli ...`), wall time and that process's "
+        "peak resident memory.",
+        "",
+        *_ingest_section(r),
+        *_ask_section(r, repeat),
+        *_process_section(r),
     ]
     return "\n".join(lines)
 

@@ -64,6 +64,68 @@ def resources() -> Iterator[tuple[str, str]]:
             yield (qualifier or "core"), (f"{qualifier}_{noun}" if qualifier else noun)
 
 
+def _schema(words: str) -> dict[str, Any]:
+    """The component schema of one synthetic resource."""
+    return {
+        "type": "object",
+        "description": f"A {words} of the account: what it is, who owns it and its state.",
+        "required": ["name"],
+        "properties": {
+            "id": {"type": "string", "readOnly": True, "description": f"The {words} ID."},
+            "name": {"type": "string", "description": f"A name for the {words}."},
+            "status": {"type": "string", "enum": ["active", "pending", "closed"]},
+            "owner_id": {"type": "string", "description": "The user who owns it."},
+            "amount": {"$ref": "#/components/schemas/Money"},
+            "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+            "created_at": {"type": "string", "format": "date-time"},
+        },
+    }
+
+
+def _operations(group: str, resource: str, title: str, action: str
+                ) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(path, method, operation)`` of one resource: list, create, get, update, delete and one
+    ``action``."""
+    words = resource.replace("_", " ")
+    ref = {"$ref": f"#/components/schemas/{title}"}
+    item_id = f"{resource}_id"
+    base = f"/v1/{group}/{resource.replace('_', '-')}s"
+    one = f"{base}/{{{item_id}}}"
+    id_param = {"name": item_id, "in": "path", "required": True,
+                "schema": {"type": "string"}, "description": f"The ID of the {words}."}
+    body = {"required": True, "content": {"application/json": {"schema": ref}}}
+    ok = {"200": {"description": "OK", "content": {"application/json": {"schema": ref}}}}
+    common = {"tags": [group]}
+    return [
+        (base, "get", {**common, "operationId": f"list{title}s", "summary": f"List {words}s",
+                       "description": f"Returns a page of {words}s, newest first.",
+                       "parameters": [
+                           {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+                           {"name": "cursor", "in": "query", "schema": {"type": "string"}},
+                           {"name": "status", "in": "query", "schema": {"type": "string"}},
+                       ],
+                       "responses": {"200": {"description": "A page", "content": {
+                           "application/json": {"schema": {
+                               "$ref": "#/components/schemas/Page"}}}}}}),
+        (base, "post", {**common, "operationId": f"create{title}",
+                        "summary": f"Create a {words}",
+                        "description": f"Creates a {words}. The name is required.",
+                        "requestBody": body, "responses": ok}),
+        (one, "get", {**common, "operationId": f"get{title}", "summary": f"Retrieve a {words}",
+                      "parameters": [id_param], "responses": ok}),
+        (one, "patch", {**common, "operationId": f"update{title}",
+                        "summary": f"Update a {words}", "parameters": [id_param],
+                        "requestBody": body, "responses": ok}),
+        (one, "delete", {**common, "operationId": f"delete{title}",
+                         "summary": f"Delete a {words}", "parameters": [id_param],
+                         "responses": {"204": {"description": "Deleted"}}}),
+        (f"{one}/{action}", "post", {
+            **common, "operationId": f"{action}{title}", "summary": f"{action.title()} a {words}",
+            "description": f"Marks the {words} as {action}d; this cannot be undone.",
+            "parameters": [id_param], "responses": ok}),
+    ]
+
+
 def synthetic_spec(operations: int) -> dict[str, Any]:
     """An OpenAPI 3.0 document with exactly ``operations`` operations."""
     paths: dict[str, dict[str, Any]] = {}
@@ -75,79 +137,21 @@ def synthetic_spec(operations: int) -> dict[str, Any]:
     }
     tags: dict[str, str] = {}
     count = 0
-
-    def add(path: str, method: str, op: dict[str, Any]) -> bool:
-        nonlocal count
-        if count >= operations:
-            return False
-        paths.setdefault(path, {})[method] = op
-        count += 1
-        return True
-
     names = resources()
     while count < operations:
         try:
             group, resource = next(names)
         except StopIteration as e:
             raise ValueError(f"the word lists give fewer than {operations} operations") from e
-        words = resource.replace("_", " ")
         title = "".join(w.title() for w in resource.split("_"))
         tags.setdefault(group, f"Everything about {group} resources and their lifecycle.")
-        schemas[title] = {
-            "type": "object",
-            "description": f"A {words} of the account: what it is, who owns it and its state.",
-            "required": ["name"],
-            "properties": {
-                "id": {"type": "string", "readOnly": True, "description": f"The {words} ID."},
-                "name": {"type": "string", "description": f"A name for the {words}."},
-                "status": {"type": "string", "enum": ["active", "pending", "closed"]},
-                "owner_id": {"type": "string", "description": "The user who owns it."},
-                "amount": {"$ref": "#/components/schemas/Money"},
-                "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
-                "created_at": {"type": "string", "format": "date-time"},
-            },
-        }
-        ref = {"$ref": f"#/components/schemas/{title}"}
-        item_id = f"{resource}_id"
-        base = f"/v1/{group}/{resource.replace('_', '-')}s"
-        one = f"{base}/{{{item_id}}}"
-        id_param = {"name": item_id, "in": "path", "required": True,
-                    "schema": {"type": "string"}, "description": f"The ID of the {words}."}
-        body = {"required": True, "content": {"application/json": {"schema": ref}}}
-        ok = {"200": {"description": "OK", "content": {"application/json": {"schema": ref}}}}
-        common = {"tags": [group]}
-        ops = [
-            (base, "get", {**common, "operationId": f"list{title}s", "summary": f"List {words}s",
-                           "description": f"Returns a page of {words}s, newest first.",
-                           "parameters": [
-                               {"name": "limit", "in": "query", "schema": {"type": "integer"}},
-                               {"name": "cursor", "in": "query", "schema": {"type": "string"}},
-                               {"name": "status", "in": "query", "schema": {"type": "string"}},
-                           ],
-                           "responses": {"200": {"description": "A page", "content": {
-                               "application/json": {"schema": {
-                                   "$ref": "#/components/schemas/Page"}}}}}}),
-            (base, "post", {**common, "operationId": f"create{title}",
-                            "summary": f"Create a {words}",
-                            "description": f"Creates a {words}. The name is required.",
-                            "requestBody": body, "responses": ok}),
-            (one, "get", {**common, "operationId": f"get{title}", "summary": f"Retrieve a {words}",
-                          "parameters": [id_param], "responses": ok}),
-            (one, "patch", {**common, "operationId": f"update{title}",
-                            "summary": f"Update a {words}", "parameters": [id_param],
-                            "requestBody": body, "responses": ok}),
-            (one, "delete", {**common, "operationId": f"delete{title}",
-                             "summary": f"Delete a {words}", "parameters": [id_param],
-                             "responses": {"204": {"description": "Deleted"}}}),
-        ]
+        schemas[title] = _schema(resource.replace("_", " "))
         action = _ACTIONS[len(paths) % len(_ACTIONS)]
-        ops.append((f"{one}/{action}", "post", {
-            **common, "operationId": f"{action}{title}", "summary": f"{action.title()} a {words}",
-            "description": f"Marks the {words} as {action}d; this cannot be undone.",
-            "parameters": [id_param], "responses": ok}))
-        for path, method, op in ops:
-            if not add(path, method, op):
+        for path, method, op in _operations(group, resource, title, action):
+            if count >= operations:
                 break
+            paths.setdefault(path, {})[method] = op
+            count += 1
     return {
         "openapi": "3.0.3",
         "info": {"title": f"Synthetic {operations}", "version": "1.0"},
