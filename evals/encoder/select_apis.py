@@ -71,21 +71,21 @@ def draw(candidates: list[Candidate], taken: set[str], count: int, seed: int
          ) -> list[tuple[str, str, dict[str, Any], list[Any]]]:
     """``count`` APIs of providers not ``taken``, one per provider, round-robin over the
     categories of a seeded shuffle: (spec id, category, info, operations)."""
-    by_category: dict[str, list[tuple[str, dict[str, Any], list[Any]]]] = defaultdict(list)
+    by_category: dict[str, list[tuple[str, str, dict[str, Any], list[Any]]]] = defaultdict(list)
     for provider, category, spec_id, info, ops in candidates:
         if provider not in taken:
-            by_category[category].append((spec_id, info, ops))
+            by_category[category].append((provider, spec_id, info, ops))
     rng = random.Random(seed)
     for items in by_category.values():
         rng.shuffle(items)
     chosen: list[tuple[str, str, dict[str, Any], list[Any]]] = []
-    providers: set[Any] = set()
+    providers: set[str] = set()
     while len(chosen) < count and any(by_category.values()):
         for category in sorted(by_category):
             while by_category[category]:
-                spec_id, info, ops = by_category[category].pop()
-                if info.get("x-providerName") not in providers:
-                    providers.add(info.get("x-providerName"))
+                provider, spec_id, info, ops = by_category[category].pop()
+                if provider not in providers:
+                    providers.add(provider)
                     chosen.append((spec_id, category, info, ops))
                     break
             if len(chosen) == count:

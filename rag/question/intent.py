@@ -194,9 +194,13 @@ def _mentions(text: str) -> tuple[list[ExplicitEndpoint], list[str], str]:
 
 
 def _identifier_text(token: str) -> str:
-    parts = {"words": split_words(token), "token": [token.lower()],
-             "both": [token.lower(), *split_words(token)]}.get(IDENTIFIER_TEXT, [])
-    return f" {' '.join(parts)} " if parts else " "  # "none": as a token always was
+    """What ``token`` leaves in the question's text under :data:`IDENTIFIER_TEXT`."""
+    if IDENTIFIER_TEXT == "none":
+        return " "
+    parts = [token.lower()] if IDENTIFIER_TEXT in ("token", "both") else []
+    if IDENTIFIER_TEXT in ("words", "both"):
+        parts += split_words(token)
+    return f" {' '.join(parts)} "
 
 
 _Hit = tuple[int, str, tuple[OperationKindName, ...]]
