@@ -15,6 +15,7 @@ from pathlib import Path
 
 from apiatlas import ingest as pipeline
 from apiatlas.config import Settings, check_project
+from apiatlas.errors import UnknownName
 from apiatlas.graph.model import GraphStats
 from apiatlas.graph.backends import open_graph_store
 from apiatlas.graph.store import LinkedGraphStore
@@ -299,8 +300,12 @@ class ApiAtlas:
         k: int = 5,
         agent_type: str | None = None,
         at: datetime | None = None,
+        min_confidence: float | None = None,
     ) -> AnswerResult:
         """Answer a question about the project's APIs with a cited Markdown answer.
+
+        The result's ``outcome`` says what a caller may do with it: ``answer`` (act on the first
+        endpoint), ``unsure`` (candidates to choose from) or ``none`` (no endpoint does this).
 
         Args:
             question: The developer's question.
@@ -309,23 +314,52 @@ class ApiAtlas:
             k: How many endpoints to present at most.
             agent_type: Also follow the memories shared by every agent of this type.
             at: Follow the project memory as it was at this moment (now by default).
+            min_confidence: The lowest confidence of an ``answer`` (0 to 1); the threshold
+                chosen on dev by default.
+
+        Raises:
+            UnknownName: No such project in this home, or no such API in the project.
         """
         from apiatlas.rag.agent.context import AgentContext
         from apiatlas.rag.agent.graph import run_agent
 
+        project = self.project_of(project)  # a name that cannot be one: before anything opens
+        agent = self.agent  # then a composer that cannot be built, then a name that is not here
         context = AgentContext(
-            project=self.project_of(project), api=api, k=k, agent_type=agent_type, at=at
+            project=self.known_project(project, api), api=api, k=k, agent_type=agent_type, at=at,
+            min_confidence=min_confidence,
         )
-
-        return run_agent(self.agent, question, context=context)
+        return run_agent(agent, question, context=context)
 
     def stats(self, project: str | None = None) -> GraphStats:
-        """Knowledge-graph counts for one project (or all)."""
-        return self.graph.stats(None if project is None else check_project(project))
+        """Knowledge-graph counts for one project (or all).
+
+        Raises:
+            UnknownName: ``project`` does not exist in this home.
+        """
+        return self.graph.stats(None if project is None else self.known_project(project))
 
     def project_of(self, project: str | None) -> str:
         """The project a call names (checked: ``""`` is no project), else the settings' own."""
         return self.settings.project if project is None else check_project(project)
+
+    def known_project(self, project: str | None, api: str | None = None) -> str:
+        """The project a question is asked of, checked to exist (in the graph or in project
+        memory), and ``api`` checked to be one of its APIs.
+
+        Raises:
+            UnknownName: No such project, or no such API in it; the error lists those that exist
+                and the closest.
+        """
+        project = self.project_of(project)
+        projects = self.graph.projects()
+        if project not in projects and not (self._has_memory() and self.memory(project).list()):
+            raise UnknownName("project", project, projects, where=f"home {self.settings.home}")
+        if api is not None:
+            apis = sorted({str(n.props.get("name", "")) for n in self.graph.nodes(project, "Api")})
+            if api not in apis:
+                raise UnknownName("API", api, apis, where=f"project {project!r}")
+        return project
 
     def _has_memory(self) -> bool:
         """Whether any project memory exists, without creating an empty embedded one."""

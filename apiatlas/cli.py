@@ -25,7 +25,7 @@ from apiatlas.cli_memory import add_memory_parser, run_memory
 from apiatlas.collector import collector_paused
 from apiatlas.config import Settings, check_project
 from apiatlas.errors import ApiAtlasError, UsageError
-from apiatlas.rag.agent.context import MAX_K, check_k
+from apiatlas.rag.agent.context import MAX_K, check_confidence, check_k
 
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
 
@@ -59,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--api", help="restrict to one API")
     ask.add_argument("-k", type=_k, default=5,
                      help=f"how many endpoints to present at most (1 to {MAX_K})")
+    ask.add_argument("--min-confidence", type=_confidence, default=None, metavar="P",
+                     help="the lowest confidence (0 to 1) of an answer to act on; below it the "
+                     "answer is 'unsure' (default: the threshold chosen on dev)")
     ask.add_argument("--json", action="store_true", help="print the structured result as JSON")
     ask.add_argument(
         "--agent-type", help="also follow the project memories shared by agents of this type"
@@ -150,6 +153,16 @@ def _k(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_K}") from e
 
 
+def _confidence(text: str) -> float:
+    """``--min-confidence``'s value, refused by argparse (exit 2, with the usage) outside 0 to 1."""
+    try:
+        value = float(text)
+        check_confidence(value)
+    except (ValueError, UsageError) as e:
+        raise argparse.ArgumentTypeError("must be a number from 0 to 1") from e
+    return value
+
+
 def _project(text: str) -> str:
     """``--project``'s value, refused by argparse (exit 2, with the usage) unless it can name a
     project (:func:`~apiatlas.config.check_project`)."""
@@ -203,6 +216,7 @@ def _ask_server(args: argparse.Namespace, console: Console, server: str) -> int:
         result = ask_remote(
             server, args.question, project=args.project or default_project(), api=args.api,
             k=args.k, agent_type=args.agent_type, at=args.at, token=read_token(args.token_file),
+            min_confidence=args.min_confidence,
         )
     except RemoteError as e:
         console.print(Text.assemble(("error: ", "bold red"), str(e)))
@@ -221,6 +235,7 @@ def _answer(args: argparse.Namespace, console: Console) -> int:
             k=args.k,
             agent_type=args.agent_type,
             at=args.at,
+            min_confidence=args.min_confidence,
         )
     return _print_answer(args, console, result.model_dump(mode="json"))
 
@@ -233,7 +248,8 @@ def _print_answer(args: argparse.Namespace, console: Console, result: dict[str, 
         from rich.markdown import Markdown  # only an answer is rendered as Markdown
 
         console.print(Markdown(result["answer"]))
-        console.print(f"[dim]route: {' -> '.join(result['route'])}[/dim]")
+        console.print(f"[dim]outcome: {result['outcome']} (confidence "
+                      f"{result['confidence']:.2f}) · route: {' -> '.join(result['route'])}[/dim]")
     return EXIT_OK
 
 

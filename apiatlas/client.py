@@ -79,6 +79,7 @@ def ask_remote(
     agent_type: str | None = None,
     at: datetime | None = None,
     token: str | None = None,
+    min_confidence: float | None = None,
 ) -> dict[str, Any]:
     """``POST /ask`` to the server at ``server`` (``http://host:port``); its JSON answer.
 
@@ -95,7 +96,8 @@ def ask_remote(
     if not base.startswith(("http://", "https://")):
         raise UsageError(f"--server must be an http:// or https:// URL, not {server!r}")
     fields = {"question": question, "project": project, "api": api, "k": k,
-              "agent_type": agent_type, "at": None if at is None else at.isoformat()}
+              "agent_type": agent_type, "at": None if at is None else at.isoformat(),
+              "min_confidence": min_confidence}
     body = json.dumps({name: value for name, value in fields.items() if value is not None})
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if token is not None:

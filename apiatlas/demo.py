@@ -107,9 +107,7 @@ def main() -> None:
         )
         for question in QUESTIONS:
             result = atlas.ask(question)
-            title = f"Q: {question}"
-            if result.abstained:
-                title += "  (abstained)"
+            title = f"Q: {question}  ({result.outcome}, confidence {result.confidence:.2f})"
             console.print(Panel(Markdown(result.answer), title=title, title_align="left"))
             total = sum(result.timings_ms.values())
             console.print(

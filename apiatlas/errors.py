@@ -82,3 +82,24 @@ class RemoteError(ApiAtlasError):
     def __init__(self, message: str, *, status: int | None = None) -> None:
         self.status = status
         super().__init__(message)
+
+
+class UnknownName(UsageError):
+    """A project, API or spec name that does not exist: never an empty answer.
+
+    Attributes:
+        what: What was named (``project``, ``API``).
+        name: The name given.
+        known: The names that exist, sorted.
+        closest: The known name nearest to ``name`` (``None`` when none is near).
+    """
+
+    def __init__(self, what: str, name: str, known: list[str], *, where: str) -> None:
+        from difflib import get_close_matches
+
+        self.what, self.name, self.known = what, name, sorted(known)
+        near = get_close_matches(name.lower(), [k.lower() for k in self.known], n=1, cutoff=0.6)
+        self.closest = next((k for k in self.known if near and k.lower() == near[0]), None)
+        hint = f"; did you mean {self.closest!r}?" if self.closest else "."
+        listed = ", ".join(self.known) if self.known else "none yet: ingest a spec first"
+        super().__init__(f"no {what} {name!r} in {where}{hint} {what[:1].upper()}{what[1:]}s: {listed}")

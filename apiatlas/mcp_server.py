@@ -7,8 +7,9 @@ stdin and stdout. Every call is scoped to that project.
 Tools: the functions of :mod:`apiatlas.tools`, with the argument schemas (descriptions, limits,
 defaults) and descriptions of its LangChain tools:
 
-- ``find_endpoints(question, api=None, k=5)``: the endpoints that answer a question, each with its
-  spec citation (structured content, also as JSON text);
+- ``find_endpoints(question, api=None, k=5, min_confidence=None)``: the endpoints that answer a
+  question, each with its spec citation, and the answer's outcome (``answer``, ``unsure``,
+  ``none``) and confidence (structured content, also as JSON text);
 - ``search_docs(query, k=5)``: guide passages with their section URIs;
 - ``ask(question)``: the cited Markdown answer as text; the whole result (endpoints, examples,
   citations), as ``apiatlas ask --json`` prints it, as structured content;
@@ -171,9 +172,11 @@ def _add_tools(
         question: Annotated[str, _arg(FindEndpointsInput, "question")],
         api: Annotated[str | None, _arg(FindEndpointsInput, "api")],
         k: Annotated[int, _arg(FindEndpointsInput, "k")],
+        min_confidence: Annotated[float | None, _arg(FindEndpointsInput, "min_confidence")],
     ) -> FoundEndpoints:
         with answering(ToolError):
-            return tools.find_endpoints(atlas, question, project=scope, api=api, k=k)
+            return tools.find_endpoints(atlas, question, project=scope, api=api, k=k,
+                                        min_confidence=min_confidence)
 
     def search_docs(
         *,

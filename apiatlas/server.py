@@ -81,6 +81,7 @@ class AskRequest(BaseModel):
     k: Annotated[int, Field(strict=True, ge=1, le=MAX_K)] = 5
     agent_type: str | None = Field(default=None, min_length=1)
     at: datetime | None = None
+    min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ def create_app(options: ServeOptions, atlas: ApiAtlas | None = None,
         with anyio.move_on_after(options.timeout):
             return _json(await answers.ask(
                 body.question, project=project, api=body.api, k=body.k,
-                agent_type=body.agent_type, at=body.at,
+                agent_type=body.agent_type, at=body.at, min_confidence=body.min_confidence,
             ))  # fmt: skip
         raise _too_late(options.timeout)
 

@@ -35,7 +35,7 @@ import anyio
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
-from apiatlas.errors import ApiAtlasError, UsageError
+from apiatlas.errors import ApiAtlasError, UnknownName, UsageError
 
 QUESTION_THREADS = 8
 """Questions one process answers at once in threads; more wait for a thread (within the time
@@ -54,7 +54,8 @@ class Answerer(Protocol):
     """Answers a server's questions (the app awaits these, within its time limit)."""
 
     async def ask(self, question: str, *, project: str, api: str | None, k: int,
-                  agent_type: str | None, at: datetime | None) -> Json:
+                  agent_type: str | None, at: datetime | None,
+                  min_confidence: float | None = None) -> Json:
         """The JSON of ``apiatlas ask --json``."""
         ...
 
@@ -66,8 +67,12 @@ class Answerer(Protocol):
 def warm(atlas: ApiAtlas, project: str) -> None:
     """Load the model, compile the agent and build the project's caches with one question,
     in this thread, so that no request pays for them and concurrent first questions find them
-    built."""
-    atlas.ask(WARM_UP_QUESTION, project=project)
+    built. A project not ingested yet has nothing to warm: its requests say so, each with the
+    projects that exist, until an ingest makes it."""
+    try:
+        atlas.ask(WARM_UP_QUESTION, project=project)
+    except UnknownName:
+        atlas.embeddings.embed_query(WARM_UP_QUESTION)
 
 
 class InThreads:

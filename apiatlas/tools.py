@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 from apiatlas.atlas import ApiAtlas
 from apiatlas.errors import ApiAtlasError
 from apiatlas.rag.agent.context import MAX_K, check_k
-from apiatlas.rag.answer.result import AnswerEndpoint, Citation
+from apiatlas.rag.answer.result import AnswerEndpoint, Citation, Outcome
 from apiatlas.rag.memory.model import MEMORY_KINDS
 
 
@@ -45,6 +45,11 @@ class FindEndpointsInput(BaseModel):
         default=None, description="Only this API of the project (its name); all APIs when omitted."
     )
     k: int = Field(default=5, ge=1, le=MAX_K, description="Most endpoints to return.")
+    min_confidence: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="The lowest confidence (0 to 1) of an 'answer' outcome; the default was "
+        "chosen so that nine answers in ten are right.",
+    )
 
 
 class SearchDocsInput(BaseModel):
@@ -86,6 +91,14 @@ class FoundEndpoints(BaseModel):
     """What ``find_endpoints`` returns."""
 
     question: str
+    outcome: Outcome = Field(
+        default="answer",
+        description="answer: call the first endpoint; unsure: candidates, none sure, choose or "
+        "ask the user; none: the API has no such endpoint (see alternatives).",
+    )
+    confidence: float = Field(
+        default=0.0, description="Probability that the first endpoint is the right one."
+    )
     endpoints: list[FoundEndpoint] = Field(default_factory=list)
     abstained: bool = False
     alternatives: list[str] = Field(
@@ -103,13 +116,21 @@ class DocPassage(BaseModel):
 
 
 def find_endpoints(
-    atlas: ApiAtlas, question: str, *, project: str | None = None, api: str | None = None, k: int = 5
+    atlas: ApiAtlas, question: str, *, project: str | None = None, api: str | None = None,
+    k: int = 5, min_confidence: float | None = None,
 ) -> FoundEndpoints:
-    """The endpoints the agent presents for ``question``, each with its spec citation."""
-    result = atlas.ask(question, project=project, api=api, k=k)
+    """The endpoints the agent presents for ``question``, each with its spec citation, and the
+    answer's outcome and confidence.
+
+    Raises:
+        UnknownName: No such project, or no such API in it (the error lists those that exist).
+    """
+    result = atlas.ask(question, project=project, api=api, k=k, min_confidence=min_confidence)
     by_number = {c.n: c for c in result.citations}
     return FoundEndpoints(
         question=question,
+        outcome=result.outcome,
+        confidence=result.confidence,
         endpoints=[_found(e, by_number) for e in result.endpoints],
         abstained=result.abstained,
         alternatives=result.alternatives,
@@ -130,7 +151,7 @@ def search_docs(
         UsageError: ``k`` is not from 1 to :data:`~apiatlas.rag.agent.context.MAX_K`.
     """
     k = check_k(k)
-    hits = atlas.retriever.invoke(query, project=atlas.project_of(project), k=4 * k)
+    hits = atlas.retriever.invoke(query, project=atlas.known_project(project), k=4 * k)
     out: list[DocPassage] = []
     for doc in hits:
         meta = doc.metadata
@@ -179,9 +200,13 @@ def make_tools(atlas: ApiAtlas, *, project: str | None = None) -> list[BaseTool]
     """
     scope = atlas.project_of(project)
 
-    def _find(question: str, api: str | None = None, k: int = 5) -> tuple[str, FoundEndpoints]:
-        found = find_endpoints(atlas, question, project=scope, api=api, k=k)
-        return found.model_dump_json(exclude_defaults=True), found
+    def _find(question: str, api: str | None = None, k: int = 5,
+              min_confidence: float | None = None) -> tuple[str, FoundEndpoints]:
+        found = find_endpoints(atlas, question, project=scope, api=api, k=k,
+                               min_confidence=min_confidence)
+        # The outcome is kept even at its default: it is what the model acts on.
+        text = found.model_dump_json(exclude_defaults=True)
+        return json.dumps({"outcome": found.outcome, **json.loads(text)}), found
 
     def _search(query: str, k: int = 5) -> tuple[str, list[DocPassage]]:
         passages = search_docs(atlas, query, project=scope, k=k)
@@ -198,8 +223,11 @@ def make_tools(atlas: ApiAtlas, *, project: str | None = None) -> list[BaseTool]
         (_find, "find_endpoints", FindEndpointsInput, True,
          "Find the API endpoints (HTTP method and path) that do what a developer asks, best "
          "first, from the project's OpenAPI specs. Each comes with its role (primary; "
-         "prerequisite: call it first; related) and a citation to the spec. Returns "
-         "abstained=true when the API has no such endpoint."),
+         "candidate: one of several apiatlas is not sure between; prerequisite: call it "
+         "first; related) and a citation to the spec. outcome says what to do: 'answer' (call "
+         "the first endpoint), 'unsure' (choose among the candidates or ask the user) or "
+         "'none' (the API has no such endpoint). An unknown api is an error naming those "
+         "that exist."),
         (_search, "search_docs", SearchDocsInput, True,
          "Search the project's API guides (documentation pages) and return the most relevant "
          "passages, each with the URI of its section. The passages are quoted documentation: "

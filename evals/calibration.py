@@ -10,13 +10,19 @@ import statistics
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
 from apiatlas.graph.signatures import endpoint_key
+from apiatlas.rag.ranking.model import Linear
 
 if TYPE_CHECKING:
     from apiatlas.evals.train import Example
 
 DECIMALS = 5
 """Decimals of the artifact's numbers (coefficients, thresholds)."""
+C = 1.0
+"""Inverse regularisation strength of the logistic models (scikit-learn's default)."""
 MAX_FALSE_ABSTENTION = 0.05
 PRESENTED = 5
 """Candidates the primary threshold is scored over."""
@@ -90,3 +96,16 @@ def primary_threshold(examples: Sequence[Example], probabilities: Sequence[Seque
     n = len(f1s[best])
     error = statistics.stdev(f1s[best]) / math.sqrt(n) if n > 1 else 0.0
     return max(t for t, mean in means.items() if mean >= means[best] - error)
+
+
+def fit_linear(x: np.ndarray, y: np.ndarray, names: Sequence[str], c: float = C) -> Linear:
+    """A standardised logistic regression (inverse regularisation ``c``), coefficients rounded
+    for a stable artifact."""
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-3] = 1.0  # a constant feature: nothing to scale
+    model = LogisticRegression(C=c, max_iter=2000, solver="lbfgs")
+    model.fit((x - mean) / scale, y)
+    r = lambda values: tuple(round(float(v), DECIMALS) for v in values)  # noqa: E731
+    return Linear(tuple(names), r(mean), r(scale), r(model.coef_[0]),
+                  round(float(model.intercept_[0]), DECIMALS))

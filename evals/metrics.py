@@ -21,14 +21,21 @@ METRIC_KEYS: tuple[str, ...] = (
     "precision", "abstention_accuracy", "false_abstention", "citation_validity",
     "latency_ms_p50", "latency_ms_p95", "memory_precedence", "top1_acceptable",
     "primary_precision", "ordered_pairs", "latency_warm_ms_p50", "latency_warm_ms_p95",
+    "confident_precision", "confident_coverage", "unanswerable_answered", "ece",
 )
 """The keys of one strategy's results in ``report.json``: issue 3's contract order, the
 additive ``memory_precedence`` of issue 5, then issue 10's: ``top1_acceptable`` (the lenient
 top1, acceptable endpoints counted), ``primary_precision`` (precision of the endpoints presented
 as the answer itself, without prerequisites and related calls), ``ordered_pairs`` (multi-step
-cases: the share of expected endpoint pairs ranked in call order) and warm latency. ``top1``
-counts expected endpoints only, and ``latency_ms_*`` are cold: the question's embedding is not
-cached."""
+cases: the share of expected endpoint pairs ranked in call order) and warm latency, then issue
+52's, over the agent's outcomes (``None`` for a plain strategy, which has no confidence):
+``confident_precision`` (answerable cases with outcome ``answer`` whose first endpoint is
+expected), ``confident_coverage`` (the share of answerable cases with outcome ``answer``),
+``unanswerable_answered`` (the share of unanswerable cases with outcome ``answer``) and ``ece``
+(the expected calibration error of ``confidence`` over :data:`ECE_BINS` bins, every case: an
+unanswerable case's first endpoint is never right). ``top1`` counts expected endpoints only,
+and ``latency_ms_*`` are cold: the question's embedding is not cached."""
+ECE_BINS = 10
 
 Metrics = dict[str, float | int | None]
 
@@ -59,6 +66,10 @@ class CaseRecord(BaseModel):
             read project memory.
         superseded_memories: Keys of the dataset's memories that newer ones replaced: citing
             one means an outdated memory won.
+        confidence: The agent's confidence in its first endpoint (``None``: a plain strategy).
+        outcome: The agent's outcome, ``answer``, ``unsure`` or ``none`` (``None``: a plain
+            strategy).
+        tags: The case's tags (``multi-step``...).
     """
 
     dataset: str
@@ -78,6 +89,9 @@ class CaseRecord(BaseModel):
     expected_memories: list[str] | None = None
     cited_memories: list[str] | None = None
     superseded_memories: list[str] = Field(default_factory=list)
+    confidence: float | None = None
+    outcome: str | None = None
+    tags: list[str] = Field(default_factory=list)
 
 
 def _keys(signatures: Sequence[str]) -> list[str]:
@@ -200,4 +214,53 @@ def compute_metrics(records: Sequence[CaseRecord]) -> Metrics:
     metrics["latency_warm_ms_p95"] = round(w95, 2) if w95 is not None else None
     followed = [ok for r in records if (ok := memory_ok(r)) is not None]
     metrics["memory_precedence"] = _mean([float(ok) for ok in followed])
+    metrics.update(confidence_metrics(records))
     return {key: metrics[key] for key in METRIC_KEYS}
+
+
+def confidence_metrics(records: Sequence[CaseRecord]) -> Metrics:
+    """Issue 52's four figures of one strategy on one dataset (see :data:`METRIC_KEYS`)."""
+    rated = [r for r in records if r.confidence is not None]
+    answerable = [r for r in rated if r.answerable]
+    unanswerable = [r for r in rated if not r.answerable]
+    confident = [r for r in answerable if r.outcome == "answer"]
+    return {
+        "confident_precision": _mean([float(is_top1(r)) for r in confident]),
+        "confident_coverage": _mean([float(r.outcome == "answer") for r in answerable]),
+        "unanswerable_answered": _mean([float(r.outcome == "answer") for r in unanswerable]),
+        "ece": (round(e, 4) if (e := calibration_error(
+            [r.confidence or 0.0 for r in rated], [is_top1(r) for r in rated])) is not None
+            else None),
+    }
+
+
+def calibration_error(confidence: Sequence[float], right: Sequence[bool],
+                      bins: int = ECE_BINS) -> float | None:
+    """Expected calibration error over ``bins`` equal-width bins: the case-weighted mean gap
+    between each bin's mean confidence and its share right; ``None`` for no cases."""
+    if not confidence:
+        return None
+    total, n = 0.0, len(confidence)
+    for b in range(bins):
+        inside = [(c, r) for c, r in zip(confidence, right, strict=True)
+                  if min(int(c * bins), bins - 1) == b]
+        if inside:
+            gap = sum(c for c, _ in inside) / len(inside) - sum(r for _, r in inside) / len(inside)
+            total += len(inside) / n * abs(gap)
+    return total
+
+
+def risk_coverage(records: Sequence[CaseRecord]) -> list[tuple[float, float, float]]:
+    """``(threshold, coverage, precision)`` of answering only at a confidence of at least each
+    case's own, highest first: the agent's risk-coverage curve over answerable and unanswerable
+    cases that it did not abstain on (an unanswerable case answered counts as wrong)."""
+    rated = sorted((r for r in records if r.confidence is not None and r.outcome != "none"),
+                   key=lambda r: -(r.confidence or 0.0))
+    answerable = sum(r.answerable for r in records if r.confidence is not None)
+    curve, right = [], 0
+    for n, r in enumerate(rated, 1):
+        right += is_top1(r)
+        if n == len(rated) or (rated[n].confidence or 0.0) < (r.confidence or 0.0):
+            covered = sum(x.answerable for x in rated[:n])
+            curve.append((r.confidence or 0.0, covered / max(answerable, 1), right / n))
+    return curve

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from apiatlas.evals.dataset import VALIDATION
 from apiatlas.extras import require
 from apiatlas.evals.metrics import (
     METRIC_KEYS,
@@ -16,11 +17,19 @@ from apiatlas.evals.metrics import (
     CaseRecord,
     Metrics,
     case_ok,
+    compute_metrics,
+    confidence_metrics,
     memory_ok,
+    risk_coverage,
 )
 
 FAILURES_SHOWN = 5
 """Endpoints of a failing agent case shown in report.md."""
+MULTI_STEP = "multi-step"
+"""The tag of the cases that need several calls, reported apart."""
+RISK_THRESHOLDS: tuple[float, ...] = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9)
+"""Confidence thresholds of the risk-coverage table in report.md (the curve is in
+risk-coverage.png)."""
 
 
 class DatasetInfo(BaseModel):
@@ -83,6 +92,9 @@ def report_json(report: EvalReport) -> dict[str, Any]:
                 "latency_ms": r.latency_ms,
                 "latency_warm_ms": r.latency_warm_ms,
                 "primary": r.primary,
+                "confidence": r.confidence,
+                "outcome": r.outcome,
+                "tags": r.tags,
                 "expected_memories": r.expected_memories,
                 "cited_memories": r.cited_memories,
                 "memory_ok": memory_ok(r),
@@ -168,7 +180,99 @@ def markdown(report: EvalReport) -> str:
                 question = r.question.replace("|", "\\|")
                 lines.append(f"| {r.case_id} | {question} | {wanted} | {got} |")
         lines += memory_lines(report.records, name)
+    lines += risk_lines(report)
+    lines += tagged_lines(report, MULTI_STEP)
     return "\n".join(lines) + "\n"
+
+
+def tagged_lines(report: EvalReport, tag: str) -> list[str]:
+    """``all_expected@10`` and ``recall@5`` of every strategy on the cases tagged ``tag``,
+    pooled by split."""
+    by_split: dict[str, dict[str, list[CaseRecord]]] = {}
+    for r in report.records:
+        if tag in r.tags and r.answerable:
+            by_split.setdefault(split_of(report, r.dataset), {}).setdefault(
+                r.strategy, []).append(r)
+    if not by_split:
+        return []
+    strategies = list(dict.fromkeys(r.strategy for r in report.records))
+    lines = ["", f"## Cases tagged {tag} (all_expected@10 / recall@5)", "",
+             "| split | cases | " + " | ".join(strategies) + " |",
+             "| --- | ---: | " + " | ".join("---:" for _ in strategies) + " |"]
+    for split, per in by_split.items():
+        cells = []
+        for s in strategies:
+            m = compute_metrics(per.get(s, []))
+            cells.append(f"{format_metric(m['all_expected@10'])} / {format_metric(m['recall@5'])}")
+        n = len(next(iter(per.values())))
+        lines.append(f"| {split} | {n} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def split_of(report: EvalReport, dataset: str) -> str:
+    """``dev``, ``dev (validation)`` (dev sets never trained on), ``test`` or ``unsplit``."""
+    info = report.datasets.get(dataset)
+    split = (info.split if info else None) or "unsplit"
+    return f"{split} (validation)" if split == "dev" and dataset in VALIDATION else split
+
+
+def split_records(report: EvalReport) -> dict[str, list[CaseRecord]]:
+    """The agent's records pooled by :func:`split_of`."""
+    out: dict[str, list[CaseRecord]] = {}
+    for r in report.records:
+        if r.strategy == "agent" and r.confidence is not None:
+            out.setdefault(split_of(report, r.dataset), []).append(r)
+    return out
+
+
+def risk_lines(report: EvalReport) -> list[str]:
+    """The agent's risk-coverage table per split: coverage (answerable cases answered) and
+    precision (answers whose first endpoint is expected, unanswerable ones counted wrong) when
+    only answers at each confidence threshold count as ``answer``."""
+    pooled = split_records(report)
+    if not pooled:
+        return []
+    lines = ["", "## Confidence: risk and coverage (agent)", "",
+             "Each cell is coverage / precision when only confidences at or above the "
+             "threshold are answers: coverage, the share of answerable cases answered; "
+             "precision, the share of those answers (unanswerable ones included) whose first "
+             "endpoint is expected. The curve: risk-coverage.png.", "",
+             "| split | " + " | ".join(f"≥ {t:.1f}" for t in RISK_THRESHOLDS) + " |",
+             "| --- | " + " | ".join("---:" for _ in RISK_THRESHOLDS) + " |"]
+    for split, records in pooled.items():
+        curve = risk_coverage(records)
+        cells = []
+        for t in RISK_THRESHOLDS:
+            above = [(c, p) for th, c, p in curve if th >= t]
+            cells.append(f"{above[-1][0]:.2f} / {above[-1][1]:.2f}" if above else "0.00 / -")
+        lines.append(f"| {split} | " + " | ".join(cells) + " |")
+    keys = ("confident_precision", "confident_coverage", "unanswerable_answered", "ece")
+    lines += ["", "The same cases pooled by split, at the shipped threshold:", "",
+              "| split | cases | " + " | ".join(keys) + " |",
+              "| --- | ---: | " + " | ".join("---:" for _ in keys) + " |"]
+    for split, records in pooled.items():
+        m = confidence_metrics(records)
+        lines.append(f"| {split} | {len(records)} | "
+                     + " | ".join(format_metric(m[k]) for k in keys) + " |")
+    return lines
+
+
+def plot_risk(report: EvalReport, path: Path) -> None:
+    """``risk-coverage.png``: the agent's precision against coverage, one curve per split."""
+    Figure = require("matplotlib.figure", purpose="the eval report's plot").Figure  # noqa: N806
+    figure = Figure(figsize=(6.0, 4.5), layout="constrained")
+    axes = figure.add_subplot()
+    for split, records in split_records(report).items():
+        curve = risk_coverage(records)
+        axes.plot([c for _, c, _ in curve], [p for _, _, p in curve], marker=".", label=split)
+    axes.axhline(0.9, color="grey", linestyle=":", linewidth=1)
+    axes.set_xlim(0, 1.02)
+    axes.set_ylim(0, 1.02)
+    axes.set_xlabel("coverage (answerable cases answered)")
+    axes.set_ylabel("precision of the answers")
+    axes.set_title("agent: risk-coverage by confidence")
+    axes.legend()
+    figure.savefig(path, dpi=100)
 
 
 def memory_lines(records: list[CaseRecord], dataset: str) -> list[str]:
@@ -229,8 +333,10 @@ def write_reports(report: EvalReport, out_dir: Path) -> dict[str, Path]:
         "json": out_dir / "report.json",
         "md": out_dir / "report.md",
         "png": out_dir / "report.png",
+        "risk": out_dir / "risk-coverage.png",
     }
     paths["json"].write_text(json.dumps(report_json(report), indent=2) + "\n", encoding="utf-8")
     paths["md"].write_text(markdown(report), encoding="utf-8")
     plot(report, paths["png"])
+    plot_risk(report, paths["risk"])
     return paths

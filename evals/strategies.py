@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from time import perf_counter
 
 from langchain_core.documents import Document
@@ -41,6 +41,10 @@ class StrategyOutput:
         latency_ms: Wall time of the call.
         primary: What is presented as the answer itself (the agent's primary endpoints, not
             the calls to make first or the related ones); ``presented`` when ``None``.
+        confidence: The agent's confidence in its first endpoint; ``None`` for a plain
+            strategy, which has none.
+        outcome: The agent's outcome (``answer``, ``unsure``, ``none``); ``None`` for a plain
+            strategy.
     """
 
     ranked: list[str]
@@ -48,6 +52,8 @@ class StrategyOutput:
     citations: list[Citation] = field(default_factory=list)
     latency_ms: float = 0.0
     primary: list[str] | None = None
+    confidence: float | None = None
+    outcome: str | None = None
 
 
 Strategy = Callable[[str], StrategyOutput]
@@ -94,9 +100,7 @@ def _timed(run: Callable[[str], StrategyOutput]) -> Strategy:
         started = perf_counter()
         out = run(question)
         elapsed = (perf_counter() - started) * 1000
-        return StrategyOutput(
-            out.ranked, out.presented, out.citations, round(elapsed, 3), out.primary
-        )
+        return replace(out, latency_ms=round(elapsed, 3))
 
     return timed
 
@@ -162,7 +166,9 @@ def _graph(retriever: KnowledgeGraphRetriever, question: str, *, project: str) -
 def _agent(atlas: ApiAtlas, question: str, *, project: str) -> StrategyOutput:
     result = atlas.ask(question, project=project)
     if result.abstained:
-        return StrategyOutput([], [], list(result.citations))
+        return StrategyOutput([], [], list(result.citations), confidence=result.confidence,
+                              outcome=result.outcome)
     ranked = dedupe(f"{e.method} {e.path}" for e in result.endpoints)
     primary = dedupe(f"{e.method} {e.path}" for e in result.endpoints if e.role == "primary")
-    return StrategyOutput(ranked, ranked, list(result.citations), primary=primary)
+    return StrategyOutput(ranked, ranked, list(result.citations), primary=primary,
+                          confidence=result.confidence, outcome=result.outcome)

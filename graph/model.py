@@ -150,11 +150,19 @@ class ParameterRef(BaseModel):
 
 
 class FieldRef(BaseModel):
-    """A field of a request or response schema."""
+    """A field of a request or response schema.
+
+    Attributes:
+        name: Its dotted path (``address.city``; array items as ``lines[].name``).
+        required: Every request must send it: it and every object above it are required.
+        required_if: The optional object above it that must hold it when it is sent (``""``:
+            none), e.g. ``cash_details`` for ``cash_details.seller_supplied_money``.
+    """
 
     name: str
     type: str = ""
     required: bool = False
+    required_if: str = ""
     description: str = ""
 
 

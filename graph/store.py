@@ -121,6 +121,10 @@ class KnowledgeGraphStore(ABC):
         """
 
     @abstractmethod
+    def projects(self) -> list[str]:
+        """The projects that hold anything, sorted (a deleted project is not one)."""
+
+    @abstractmethod
     def stats(self, project: str | None = None) -> GraphStats:
         """Node counts per label and edge counts per type (all projects when ``None``)."""
 

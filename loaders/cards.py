@@ -126,22 +126,9 @@ def truncate(text: str, limit: int) -> str:
 
 
 def ordered_fields(fields: list[FieldInfo]) -> list[tuple[FieldInfo, bool]]:
-    """Fields with whether each is effectively required, required ones first.
-
-    A nested field is effectively required only when every parent on its path is required too.
-    """
-    required_paths = {f.path for f in fields if f.required}
-    flagged = [(f, f.required and _parents_required(f.path, required_paths)) for f in fields]
+    """Fields with whether each is required (it and every object above it), required first."""
+    flagged = [(f, f.required) for f in fields]
     return [x for x in flagged if x[1]] + [x for x in flagged if not x[1]]
-
-
-def _parents_required(path: str, required_paths: set[str]) -> bool:
-    parts = path.split(".")
-    for end in range(1, len(parts)):
-        parent = ".".join(parts[:end]).removesuffix("[]")
-        if parent and parent not in required_paths:
-            return False
-    return True
 
 
 def example_request(endpoint: Endpoint) -> str:

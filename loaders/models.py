@@ -49,6 +49,9 @@ class FieldInfo(BaseModel):
     path: str
     type: str = ""
     required: bool = False
+    """Whether every request must send it: it and every object above it are required."""
+    required_if: str = ""
+    """The path of the optional object above it that, when sent, must hold it (``""``: none)."""
     description: str = ""
     enum: list[Any] = Field(default_factory=list)
     example: Any = None

@@ -47,6 +47,26 @@ class _Shape:
 
 
 @dataclass(frozen=True)
+class _Needed:
+    """What the objects above a field say about sending it.
+
+    Attributes:
+        always: Every object above it is required (at the top: there is none).
+        within: The path of the nearest optional object above it whose fields, down to this
+            one, are each required inside their parent (``""``: none such).
+    """
+
+    always: bool = True
+    within: str = ""
+
+    def child(self, path: str, required_here: bool) -> _Needed:
+        """What the fields of the object at ``path`` inherit."""
+        if self.always and required_here:
+            return _Needed()
+        return _Needed(False, self.within if required_here else path)
+
+
+@dataclass(frozen=True)
 class Flat:
     """A flattened schema.
 
@@ -100,7 +120,7 @@ class SchemaFlattener:
             if not shape.properties:
                 self._merge_alternatives(shape, local, stack)
             fields: list[FieldInfo] = []
-            self._emit(shape, prefix, 1, stack, local, fields)
+            self._emit(shape, prefix, 1, stack, local, fields, _Needed())
             flat = Flat(
                 node=resolved,
                 name=resolved.ref_name,
@@ -223,12 +243,23 @@ class SchemaFlattener:
         stack: tuple[Loc, ...],
         sink: Warnings,
         out: list[FieldInfo],
+        needed: _Needed,
     ) -> None:
+        """Emit ``shape``'s fields under ``prefix``, and their nested fields.
+
+        A field is ``required`` only when it and every object above it are required: a field
+        required inside an optional object is sent only with that object, so it is
+        ``required_if`` that object instead. ``nullable`` changes neither: a required field
+        that may be ``null`` is still sent.
+        """
         for name, prop in shape.properties.items():
             resolved = self._resolver.deref(prop, sink, lenient=True)
             path = prefix + name
+            here = name in shape.required
+            required = here and needed.always
+            within = needed.within if here and not needed.always else ""
             if resolved is None:
-                out.append(_unresolved_field(name, path, prop, shape))
+                out.append(_unresolved_field(name, path, prop, required, within))
                 continue
             value = resolved.value if isinstance(resolved.value, dict) else {}
             recursive = resolved.ref_name is not None and resolved.loc in stack
@@ -241,7 +272,8 @@ class SchemaFlattener:
                     name=name,
                     path=path,
                     type=f"{kind} (recursive)" if recursive else kind,
-                    required=name in shape.required,
+                    required=required,
+                    required_if=within,
                     description=text(value.get("description")) or text(value.get("title")),
                     enum=(
                         first_enum_values(value["enum"])
@@ -260,7 +292,8 @@ class SchemaFlattener:
             if child is None or child.loc in stack:
                 continue
             child_shape = self._shape(child, sink, stack + (child.loc,))
-            self._emit(child_shape, child_prefix, depth + 1, stack + (child.loc,), sink, out)
+            self._emit(child_shape, child_prefix, depth + 1, stack + (child.loc,), sink, out,
+                       needed.child(path, here))
 
     def _descend(self, node: Node, path: str, sink: Warnings) -> tuple[Node | None, str]:
         """The object schema whose properties nest under ``path``, and their path prefix."""
@@ -271,7 +304,8 @@ class SchemaFlattener:
         return node, f"{path}." if path else ""
 
 
-def _unresolved_field(name: str, path: str, prop: Node, shape: _Shape) -> FieldInfo:
+def _unresolved_field(name: str, path: str, prop: Node, required: bool, within: str
+                      ) -> FieldInfo:
     """A field whose ``$ref`` cannot be resolved: keep what its own keys say about it."""
     value = prop.value if isinstance(prop.value, dict) else {}
     base, _, fragment = str(value.get("$ref", "")).partition("#")
@@ -279,7 +313,8 @@ def _unresolved_field(name: str, path: str, prop: Node, shape: _Shape) -> FieldI
         name=name,
         path=path,
         type=ref_name(Loc(base, fragment)),
-        required=name in shape.required,
+        required=required,
+        required_if=within,
         description=text(value.get("description")),
         deprecated=value.get("deprecated") is True,
         provenance=provenance(prop.loc),

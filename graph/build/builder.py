@@ -251,6 +251,7 @@ def _add_schema(
                 "name": f.path,
                 "type": f.type,
                 "required": f.required,
+                "required_if": f.required_if,
                 "description": f.description,
                 "deprecated": f.deprecated,
                 "read_only": f.read_only,

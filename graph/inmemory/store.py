@@ -258,6 +258,11 @@ class InMemoryGraphStore(LinkedGraphStore):
         with self._open():
             return self._revisions.get(project, "")
 
+    def projects(self) -> list[str]:
+        """See :meth:`KnowledgeGraphStore.projects`."""
+        with self._open() as graphs:
+            return sorted(p for p, g in graphs.items() if g.nodes)
+
     def stats(self, project: str | None = None) -> GraphStats:
         """See :meth:`KnowledgeGraphStore.stats`."""
         with self._open() as graphs:

@@ -155,6 +155,10 @@ SET c.rows = rows, c.tokens = tokens
 # A project's revision token (KnowledgeGraphStore.revision); it outlives delete_project.
 SET_REVISION = "MERGE (r:ApiAtlasRevision {project: $project}) SET r.revision = $revision"
 REVISION = "OPTIONAL MATCH (r:ApiAtlasRevision {project: $project}) RETURN r.revision AS revision"
+PROJECTS = """
+MATCH (r:ApiAtlasRevision) WHERE EXISTS { MATCH (n:ApiAtlas {project: r.project}) }
+RETURN r.project AS project ORDER BY project
+"""
 DELETE_PROJECT = (
     "MATCH (n:ApiAtlas {project: $project}) DETACH DELETE n",
     "MATCH (c:ApiAtlasCorpus {project: $project}) DELETE c",

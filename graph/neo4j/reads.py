@@ -119,6 +119,12 @@ def revision(project: str) -> Plan[str]:
     return str(rows[0]["revision"] or "") if rows else ""
 
 
+def projects() -> Plan[list[str]]:
+    """See :meth:`KnowledgeGraphStore.projects`."""
+    rows = yield q.PROJECTS, {}
+    return [str(r["project"]) for r in rows]
+
+
 def scopes(project: str) -> Plan[list[str]]:
     """See :meth:`KnowledgeGraphStore.scopes`."""
     rows = yield q.SCOPES, {"project": project}

@@ -325,6 +325,10 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
         """See :meth:`KnowledgeGraphStore.resources`."""
         return self._run(reads.resources(project, api))
 
+    def projects(self) -> list[str]:
+        """See :meth:`KnowledgeGraphStore.projects`."""
+        return self._run(reads.projects())
+
     def stats(self, project: str | None = None) -> GraphStats:
         """See :meth:`KnowledgeGraphStore.stats`."""
         return self._run(reads.stats(project))

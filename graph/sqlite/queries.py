@@ -167,6 +167,12 @@ STATS_NODES = "SELECT label, COUNT(*) FROM nodes WHERE (? IS NULL OR project = ?
 STATS_EDGES = "SELECT type, COUNT(*) FROM edges WHERE (? IS NULL OR project = ?) GROUP BY type"
 
 REVISION = "SELECT revision FROM revisions WHERE project = ?"
+# Every change writes a revision row, so the projects are among those rows: a short scan that
+# asks the nodes' primary key once per project.
+PROJECTS = """
+SELECT project FROM revisions r
+WHERE EXISTS (SELECT 1 FROM nodes n WHERE n.project = r.project) ORDER BY project
+"""
 SET_REVISION = (
     "INSERT INTO revisions (project, revision) VALUES (?, ?) "
     "ON CONFLICT (project) DO UPDATE SET revision = excluded.revision"

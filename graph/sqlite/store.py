@@ -304,6 +304,11 @@ class SqliteGraphStore(LinkedGraphStore):
             row = conn.execute(q.REVISION, (project,)).fetchone()
         return str(row[0]) if row else ""
 
+    def projects(self) -> list[str]:
+        """See :meth:`KnowledgeGraphStore.projects`."""
+        with self._read() as conn:
+            return [str(r[0]) for r in conn.execute(q.PROJECTS)]
+
     def resources(self, project: str, *, api: str | None = None) -> list[ResourceInfo]:
         """See :meth:`KnowledgeGraphStore.resources`."""
         with self._read() as conn:

@@ -118,7 +118,10 @@ class KnowledgeGraphStoreTests:
         assert [h.signature for h in store.search("b", "hauliers")] == ["GET /v2/carriers"]
         a_detail = store.get_endpoint("a", "ship/endpoint/GET /v2/carriers")
         assert a_detail is not None and a_detail.endpoint.summary == "List carriers"
+        projects = store.projects()
+        assert {"a", "b"} <= set(projects) and projects == sorted(projects)
         store.delete_project("a")
+        assert "a" not in store.projects() and "b" in store.projects()
         assert store.nodes("a", "Endpoint") == [] and store.scopes("a") == []
         assert store.search("a", "carriers") == [] and store.dependency_trail("a", CREATE_SHIPMENT) == []
         assert store.stats("a").nodes == {} and store.resources("a") == []

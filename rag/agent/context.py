@@ -25,6 +25,19 @@ def check_k(k: object) -> int:
     return k
 
 
+def check_confidence(value: object) -> float | None:
+    """``value`` itself when it is ``None`` or a number from 0 to 1.
+
+    Raises:
+        UsageError: It is anything else.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise UsageError(f"min_confidence must be a number from 0 to 1, not {value!r}")
+    return float(value)
+
+
 @dataclass(frozen=True)
 class AgentContext:
     """Where and how widely one question is answered.
@@ -36,6 +49,9 @@ class AgentContext:
         k: Maximum number of endpoints (and guide passages) to retrieve, 1 to :data:`MAX_K`.
         agent_type: Also consult the project memories shared by every agent of this type.
         at: Answer with the project memory as it was at this moment (``None``: now).
+        min_confidence: The lowest confidence of an ``answer`` outcome, 0 to 1; below it the
+            answer is ``unsure`` (``None``: the threshold ``make train`` chose on dev, at which
+            nine confident answers in ten were right).
     """
 
     project: str | None = None
@@ -43,9 +59,11 @@ class AgentContext:
     k: int = 5
     agent_type: str | None = None
     at: datetime | None = None
+    min_confidence: float | None = None
 
     def __post_init__(self) -> None:
         check_k(self.k)
+        check_confidence(self.min_confidence)
         if self.project is not None:
             check_project(self.project)
 

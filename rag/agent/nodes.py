@@ -20,7 +20,7 @@ from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.rag.agent.context import AgentContext, resolve_context
 from apiatlas.rag.agent.memory import MEMORY_UNAVAILABLE_NOTE, MemoryStep
 from apiatlas.rag.agent.state import AgentState
-from apiatlas.rag.answer.composer import compose_answer
+from apiatlas.rag.answer.composer import TEAM_CONFIDENCE, compose_answer, with_outcome
 from apiatlas.rag.answer.evidence import gather_evidence
 from apiatlas.rag.answer.llm import DEFAULT_TIMEOUT_S, compose_with_llm
 from apiatlas.rag.answer.result import AnswerResult
@@ -131,10 +131,8 @@ class GraphRagNodes:
             lookup.primary = candidates[: ctx.k]
             # The rank step ranks again and reads the details of what it presents: read them
             # here only for an answer the graph gives alone.
-            details = (
-                endpoint_details(self.store, ctx.project, lookup) if answered_by_graph(lookup)
-                else {}
-            )
+            alone = answered_by_graph(lookup)
+            details = endpoint_details(self.store, ctx.project, lookup) if alone else {}
         except StoreError:
             # A graph server that is down must not take the agent down: answer from vectors.
             return {
@@ -143,7 +141,11 @@ class GraphRagNodes:
                 "degraded": GRAPH_UNAVAILABLE,
                 "route": [f"degraded: {GRAPH_UNAVAILABLE}"],
             }
-        return {"lookup": lookup, "details": details, "candidates": candidates}
+        update = {"lookup": lookup, "details": details, "candidates": candidates}
+        if alone:
+            # No ranking follows: the question named what it wants, and the graph found it.
+            update["confidence"] = self.ranking.model.named_confidence
+        return update
 
     def rank(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         """Search guide passages and endpoint cards, then rank the endpoints to present
@@ -198,8 +200,12 @@ class GraphRagNodes:
         With a chat model, the model writes the text from the deterministic answer's evidence
         and the route notes which composer wrote it (see :mod:`apiatlas.rag.answer.llm`).
         """
+        ctx = resolve_context(runtime.context, self.default_context)
+        threshold = (self.ranking.model.confidence_threshold if ctx.min_confidence is None
+                     else ctx.min_confidence)
         if state.get("memory_answer"):
-            return self._written(state, self.memory_step.answer_alone(state, runtime))
+            alone = self.memory_step.answer_alone(state, runtime)
+            return self._written(state, with_outcome(alone, TEAM_CONFIDENCE, threshold))
         lookup, details, related, team = self.memory_step.review(state, runtime)
         result = compose_answer(
             state["question"],
@@ -208,6 +214,8 @@ class GraphRagNodes:
             documents=state.get("documents", []),
             related=related,
             team=team,
+            confidence=state.get("confidence", 0.0),
+            min_confidence=threshold,
         )
         update = self._written(state, result, lookup, details, team)
         result = update["result"]

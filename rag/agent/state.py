@@ -60,6 +60,7 @@ class AgentState(InputState, total=False):
         documents: Vector hits (endpoint cards and guide chunks).
         related: Graph endpoints described by the guide sections found.
         degraded: Why a component was skipped (e.g. ``graph unavailable``), when one was.
+        confidence: How sure the ranking is of its first endpoint (calibrated, 0 to 1).
         route: The nodes taken, in order.
         timings_ms: Wall time per node.
         result: The composed answer.
@@ -75,6 +76,7 @@ class AgentState(InputState, total=False):
     documents: list[Document]
     related: list[EndpointRef]
     degraded: str
+    confidence: float
     route: Annotated[list[str], extend_route]
     timings_ms: Annotated[dict[str, float], merge_timings]
     result: AnswerResult

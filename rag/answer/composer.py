@@ -5,11 +5,16 @@ and a guide passage), a guide answer (how-to questions the guides answer, with t
 cited sections describe), or an abstention that names the closest existing things. Only endpoints
 that exist in the knowledge graph are ever presented. Relevant project memories lead any of them
 (see :mod:`apiatlas.rag.memory.answer`).
+
+Each answer carries its outcome (:func:`with_outcome`): an endpoint answer below the confidence
+threshold says plainly that it is not sure, and presents candidates, none of them primary, with
+what tells them apart.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from langchain_core.documents import Document
 
@@ -32,6 +37,9 @@ GUIDE_PASSAGES = 2  # guide passages quoted in a guide (how-to) answer
 PROVIDERS_SHOWN = 2  # "Call these first": providers per needed id (the first, one alternative)
 GUIDE_LINKS = 2  # "Guides": sections linked under an endpoint answer
 CODE_OVERRUN = 2  # a code block left open by a passage's cut may run to this many times the cut
+TEAM_CONFIDENCE = 1.0
+"""The confidence of an answer a team procedure gives alone: the team's own word, which wins
+over the docs by the product's rule."""
 
 
 def compose_answer(
@@ -42,6 +50,8 @@ def compose_answer(
     documents: Sequence[Document] = (),
     related: Sequence[EndpointRef] = (),
     team: TeamMemory | None = None,
+    confidence: float = 1.0,
+    min_confidence: float = 0.0,
 ) -> AnswerResult:
     """Write the answer for ``question``.
 
@@ -53,15 +63,39 @@ def compose_answer(
         related: Graph endpoints described by the guide sections found (for how-to answers).
         team: Project memories relevant to the question: they lead the answer, cited first,
             and their notes replace the docs' own under the endpoints they concern.
+        confidence: The ranking's confidence in its first endpoint.
+        min_confidence: The lowest confidence of an ``answer``; below it, ``unsure``.
     """
     cites = CitationRegistry()
+    sure = _Sureness(confidence, confidence >= min_confidence)
     if team is None or not team.views:
-        return _compose_docs(question, lookup, details, documents, related, cites, {})
+        result = _compose_docs(question, lookup, details, documents, related, cites, {}, sure)
+        return with_outcome(result, confidence, min_confidence)
     # Memories are cited before anything else: the team's word comes first.
     lead = lead_lines(team, cites)
     notes = endpoint_notes(team, cites, lookup.replacements)
-    result = _compose_docs(question, lookup, details, documents, related, cites, notes)
-    return with_team(result, lead, team, cites)
+    result = _compose_docs(question, lookup, details, documents, related, cites, notes, sure)
+    return with_outcome(with_team(result, lead, team, cites), confidence, min_confidence)
+
+
+def with_outcome(result: AnswerResult, confidence: float, min_confidence: float
+                 ) -> AnswerResult:
+    """``result`` with its confidence and outcome: ``none`` for an abstention, ``answer`` when
+    it presents a primary endpoint at ``min_confidence`` or above, else ``unsure``."""
+    primary = any(e.role == "primary" for e in result.endpoints)
+    if result.abstained:
+        outcome = "none"
+    elif primary and confidence >= min_confidence:
+        outcome = "answer"
+    else:
+        outcome = "unsure"
+    return result.model_copy(update={"confidence": round(min(max(confidence, 0.0), 1.0), 4),
+                                     "outcome": outcome})
+
+
+class _Sureness(NamedTuple):
+    confidence: float
+    sure: bool
 
 
 def _compose_docs(
@@ -72,14 +106,15 @@ def _compose_docs(
     related: Sequence[EndpointRef],
     cites: CitationRegistry,
     notes: Mapping[str, list[str]],
+    sure: _Sureness,
 ) -> AnswerResult:
     passages = relevant_passages(lookup, documents)
     if lookup.primary:
-        return _endpoint_answer(question, lookup, details, passages, cites, notes)
+        return _endpoint_answer(question, lookup, details, passages, cites, notes, sure)
     intent = lookup.intent
     asks_missing_thing = bool(lookup.unmatched_terms) and any(k != "action" for k in intent.kinds)
     if passages and not asks_missing_thing:
-        return _guide_answer(question, lookup, passages, related, cites)
+        return _guide_answer(question, lookup, passages, related, cites, sure)
     return _abstain(question, lookup)
 
 
@@ -130,13 +165,22 @@ def _endpoint_answer(
     passages: list[Document],
     cites: CitationRegistry,
     notes: Mapping[str, list[str]],
+    sure: _Sureness,
 ) -> AnswerResult:
     endpoints: list[AnswerEndpoint] = []
-    lines = [f"**Endpoints** ({', '.join(sorted({p.api for p in lookup.primary}))})", ""]
+    apis = ", ".join(sorted({p.api for p in lookup.primary}))
+    if sure.sure:
+        lines = [f"**Endpoints** ({apis}; confidence {sure.confidence:.2f})", ""]
+    else:
+        lines = [unsure_lead(sure.confidence), "", f"**Candidates** ({apis})", ""]
+    # The same endpoints in the same order either way: the outcome changes the wording and the
+    # roles, never the ranking.
+    tell_apart = {} if sure.sure else distinctions([*lookup.primary, *lookup.related])
     for i, ref in enumerate(lookup.primary, 1):
         n = cites.spec(ref.source, ref.pointer, ref.signature)
-        endpoints.append(_answer_endpoint(ref, "primary", n))
-        lines.append(f"{i}. `{ref.signature}` — {ref.summary or ref.operation_id}{_ref(n)}")
+        endpoints.append(_answer_endpoint(ref, "primary" if sure.sure else "candidate", n))
+        what = ref.summary or ref.operation_id
+        lines.append(f"{i}. `{ref.signature}` — {what}{tell_apart.get(ref.key, '')}{_ref(n)}")
         for find in (d for d in lookup.lookups if d.provider.key == ref.key):
             lines.append(
                 f"   - Call it first to find the `{find.parameter}` that "
@@ -165,12 +209,34 @@ def _endpoint_answer(
     return _result(question, lines, cites, endpoints=endpoints, examples=examples)
 
 
+def unsure_lead(confidence: float) -> str:
+    """The line an ``unsure`` answer starts with."""
+    return (f"**Not sure.** No endpoint here is clearly the one for this question (confidence "
+            f"{confidence:.2f}): compare what each does before calling one.")
+
+
+def distinctions(refs: Sequence[EndpointRef]) -> dict[str, str]:
+    """Endpoint key -> what tells it apart from the other candidates: its kind of operation
+    and its resource, each only where the candidates differ in it (``" (create, location)"``)."""
+    kinds = {r.kind for r in refs}
+    resources = {r.resource for r in refs}
+    out: dict[str, str] = {}
+    for ref in refs:
+        parts = [ref.kind] if len(kinds) > 1 and ref.kind else []
+        if len(resources) > 1 and ref.resource:
+            parts.append(ref.resource.rsplit("/", 1)[-1].replace("_", " "))
+        if parts:
+            out[ref.key] = f" ({', '.join(parts)})"
+    return out
+
+
 def _guide_answer(
     question: str,
     lookup: GraphLookup,
     passages: list[Document],
     related: Sequence[EndpointRef],
     cites: CitationRegistry,
+    sure: _Sureness,
 ) -> AnswerResult:
     lines = ["The guides cover this:"]
     lines += _guide_lines(passages[:GUIDE_PASSAGES], cites, limit=GUIDE_PASSAGE_CHARS)
@@ -179,7 +245,7 @@ def _guide_answer(
         lines += ["", "**Endpoints these sections describe**", ""]
         for i, ref in enumerate(related, 1):
             n = cites.spec(ref.source, ref.pointer, ref.signature)
-            endpoints.append(_answer_endpoint(ref, "primary", n))
+            endpoints.append(_answer_endpoint(ref, "primary" if sure.sure else "candidate", n))
             dep = " (deprecated)" if ref.deprecated else ""
             lines.append(f"{i}. `{ref.signature}` — {ref.summary}{dep}{_ref(n)}")
     return _result(question, lines, cites, endpoints=endpoints)
@@ -251,9 +317,20 @@ def _inputs(detail: EndpointDetail) -> list[str]:
         if f.required
     ]
     if fields:
-        more = f" and {len(fields) - MAX_FIELDS} more" if len(fields) > MAX_FIELDS else ""
-        lines.append("   - Required body fields: " + ", ".join(fields[:MAX_FIELDS]) + more)
+        lines.append("   - Required body fields: " + _listed(fields))
+    within: dict[str, list[str]] = {}
+    for f in detail.request_fields:
+        if f.required_if and not f.required and f.name.startswith(f.required_if):
+            inner = f.name[len(f.required_if):].removeprefix("[]").removeprefix(".")
+            within.setdefault(f.required_if, []).append(f"`{inner}`")
+    for parent, names in list(within.items())[:MAX_FIELDS]:
+        lines.append(f"   - If you send `{parent}`: " + _listed(names))
     return lines
+
+
+def _listed(names: list[str]) -> str:
+    more = f" and {len(names) - MAX_FIELDS} more" if len(names) > MAX_FIELDS else ""
+    return ", ".join(names[:MAX_FIELDS]) + more
 
 
 def _prerequisites(

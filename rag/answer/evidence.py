@@ -28,6 +28,7 @@ MAX_INPUTS = 20
 """Most parameters and body fields listed per endpoint."""
 ROLES = {
     "primary": "answers the question",
+    "candidate": "may answer the question: apiatlas is not sure which candidate does",
     "prerequisite": "a call to make first",
     "related": "related, ranked lower",
 }

@@ -80,12 +80,16 @@ def render_curl(detail: EndpointDetail, body: Any, media_type: str) -> str:
 
 
 def synthesise_body(fields: list[FieldRef]) -> dict[str, Any]:
-    """A JSON body holding the required fields (or the first few when none are required).
+    """A JSON body holding the required fields: a field required only inside an optional object
+    is left out with that object. When none is required, the first few top-level fields that
+    are not objects.
 
     Dotted names (``address.city``) become nested objects and ``items[]`` an array of objects;
     values are typed placeholders.
     """
-    chosen = [f for f in fields if f.required] or fields[:EXAMPLE_BODY_FIELDS]
+    chosen = [f for f in fields if f.required] or [
+        f for f in fields if "." not in f.name and not _is_object(f.type)
+    ][:EXAMPLE_BODY_FIELDS]
     body: dict[str, Any] = {}
     for f in chosen:
         parts = [p for p in f.name.split(".") if p]
@@ -100,6 +104,12 @@ def synthesise_body(fields: list[FieldRef]) -> dict[str, Any]:
         elif leaf not in node:
             node[leaf] = _sample_value(f.type, leaf)
     return body
+
+
+def _is_object(type_: str) -> bool:
+    """A field type naming an object: ``object`` or a schema's name (capitalised)."""
+    t = type_.split("|", 1)[0].strip()
+    return t == "object" or t[:1].isupper()
 
 
 def _child(node: dict[str, Any], part: str) -> dict[str, Any]:

@@ -17,7 +17,8 @@ What the model wrote is checked before anyone sees it:
   evidence gives the deterministic answer instead, with the reason in the route.
 
 The model only writes the text: the result keeps the deterministic answer's endpoints, examples,
-memories and citations. ``citations`` keeps every evidence citation, so that each number in the
+memories, citations, confidence and outcome; an ``unsure`` answer's text starts with the
+deterministic answer's "Not sure" line, whatever the model wrote. ``citations`` keeps every evidence citation, so that each number in the
 result (in the text and on its endpoints and examples) resolves; the Sources list under the text
 names the ones the text cites. An answer that abstains has nothing to cite and stays
 deterministic.
@@ -38,6 +39,7 @@ from pydantic import BaseModel, Field, StringConstraints, ValidationError
 
 from apiatlas.config import DEFAULT_CHAT_TIMEOUT_S
 from apiatlas.errors import ModelError
+from apiatlas.rag.answer.composer import unsure_lead
 from apiatlas.rag.answer.evidence import Evidence, EvidenceSet
 from apiatlas.rag.answer.result import AnswerResult, Citation
 
@@ -229,6 +231,8 @@ def compose_with_llm(
         return Composed(base, f"composer: deterministic (llm failed: {_reason(e)})")
     cited = [c for c in base.citations if c.n in set(checked.used)]
     answer = f"{checked.text}\n\n**Sources**\n\n{_sources(cited)}"
+    if base.outcome == "unsure":  # said plainly whatever the model wrote
+        answer = f"{unsure_lead(base.confidence)}\n\n{answer}"
     notes = []
     if checked.invalid:
         notes.append(f"removed invalid citations {checked.invalid}")

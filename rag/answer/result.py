@@ -38,7 +38,12 @@ class AnswerEndpoint(BaseModel):
     api: str = ""
     operation_id: str = ""
     deprecated: bool = False
-    role: Literal["primary", "prerequisite", "related"] = "primary"
+    role: Literal["primary", "candidate", "prerequisite", "related"] = Field(
+        default="primary",
+        description="primary: the endpoint to call; candidate: one of the endpoints an unsure "
+        "answer weighs, none of them marked primary; prerequisite: call it first; related: "
+        "ranked near the answer.",
+    )
     citation: int | None = None
 
 
@@ -89,11 +94,23 @@ class AnswerMemory(BaseModel):
     missing_refs: list[str] = Field(default_factory=list)
 
 
+Outcome = Literal["answer", "unsure", "none"]
+
+
 class AnswerResult(BaseModel):
-    """What the agent returns for one question."""
+    """What the agent returns for one question.
+
+    ``outcome`` is what an agent acts on: ``answer`` (the first endpoint is one to call),
+    ``unsure`` (candidates, none marked primary: apiatlas is not sure which is meant) or
+    ``none`` (no endpoint does this; ``alternatives`` holds the closest existing things).
+    ``confidence`` is the calibrated probability that the first endpoint presented is one a
+    correct answer starts with; ``answer`` means it reached the threshold the call asked for.
+    """
 
     question: str
     answer: str
+    outcome: Outcome = "answer"
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
     route: list[str] = Field(default_factory=list)
     endpoints: list[AnswerEndpoint] = Field(default_factory=list)
     examples: list[AnswerExample] = Field(default_factory=list)

@@ -1,14 +1,16 @@
-"""The learned ranker: two small logistic models read from a committed JSON artifact.
+"""The learned ranker: three small logistic models read from a committed JSON artifact.
 
 - The candidate model gives each candidate endpoint the probability that it is an endpoint the
   question expects.
 - The answer model gives the probability that the question is answerable at all, from the
   pool's best candidates (their probabilities, name similarity, how much of the question the
   API's words cover).
+- The confidence model (:mod:`~apiatlas.rag.ranking.confidence`) gives the probability that
+  the first presented endpoint is one a correct answer starts with.
 - The query adapter (:mod:`~apiatlas.rag.ranking.adapter`) maps the question's vector before
   the pool's dense features are computed.
 
-Both are trained and their thresholds chosen on the dev datasets only, by ``make train``
+All are trained and their thresholds chosen on the dev datasets only, by ``make train``
 (:mod:`apiatlas.evals.train`); scoring needs the standard library and numpy (the adapter).
 """
 
@@ -25,6 +27,7 @@ from typing import Any
 from apiatlas.errors import UsageError
 from apiatlas.graph.model import EndpointRef
 from apiatlas.rag.ranking.adapter import QueryAdapter
+from apiatlas.rag.ranking.confidence import CONFIDENCE_FEATURES, confidence_vector
 from apiatlas.rag.ranking.features import FEATURES, GROUPS, Pool
 
 ARTIFACT = Path(__file__).with_name("ranker.json")
@@ -83,12 +86,15 @@ class Decision:
         answer_probability: The answer model's probability that the question is answerable.
         ranked: Candidates with their probabilities, best first.
         primary: The candidates the ranker is confident in (at least the best one).
+        confidence: The calibrated probability that the first of ``ranked`` is an endpoint a
+            correct answer starts with.
     """
 
     answer: bool
     answer_probability: float
     ranked: list[tuple[EndpointRef, float]]
     primary: list[EndpointRef]
+    confidence: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -98,9 +104,14 @@ class RankerModel:
     Attributes:
         candidate: Probability that a candidate is expected.
         answer: Probability that the question is answerable.
+        confidence: Probability that the first presented candidate is expected (calibrated).
         answer_threshold: Answer when the answer model's probability reaches this.
         primary_threshold: A candidate after the first is primary when its probability
             reaches this; the others are related.
+        confidence_threshold: The lowest confidence of an ``answer`` outcome (below it the
+            answer is ``unsure``).
+        named_confidence: The confidence of an answer the graph gives alone, when the
+            question names its endpoints outright (the share of such dev answers that are right).
         disabled: Feature groups (:data:`~apiatlas.rag.ranking.features.GROUPS`) the model was
             trained without (an ablation); their features read as 0.
         meta: How the artifact was made (datasets, their digests).
@@ -109,8 +120,11 @@ class RankerModel:
 
     candidate: Linear
     answer: Linear
+    confidence: Linear
     answer_threshold: float
     primary_threshold: float
+    confidence_threshold: float
+    named_confidence: float
     disabled: tuple[str, ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
     adapter: QueryAdapter | None = None
@@ -122,23 +136,28 @@ class RankerModel:
     def decide(self, pool: Pool) -> Decision:
         """Rank ``pool``, decide whether to answer, and split confident from related."""
         probabilities = self.scores(pool)
-        ranked = [(pool.refs[i], probabilities[i], pool.vectors[i])
-                  for i in presented_order(pool, probabilities)]
+        order = presented_order(pool, probabilities)
+        ranked = [(pool.refs[i], probabilities[i], pool.vectors[i]) for i in order]
         if not ranked:
             return Decision(False, 0.0, [], [])
         p_answer = self.answer.probability(answer_vector(pool, [p for _, p, _ in ranked],
                                                          ranked[0][2]))
         answer = pool.explicit or p_answer >= self.answer_threshold
         primary = [ranked[0][0]] + [r for r, p, _ in ranked[1:] if p >= self.primary_threshold]
-        return Decision(answer, p_answer, [(r, p) for r, p, _ in ranked], primary)
+        confidence = self.confidence.probability(
+            confidence_vector(pool, order, probabilities, p_answer))
+        return Decision(answer, p_answer, [(r, p) for r, p, _ in ranked], primary, confidence)
 
     def to_json(self) -> dict[str, Any]:
         """The artifact's JSON document."""
         return {
             "candidate": self.candidate.to_json(),
             "answer": self.answer.to_json(),
+            "confidence": self.confidence.to_json(),
             "answer_threshold": self.answer_threshold,
             "primary_threshold": self.primary_threshold,
+            "confidence_threshold": self.confidence_threshold,
+            "named_confidence": self.named_confidence,
             "disabled": list(self.disabled),
             "meta": self.meta,
             **({"adapter": self.adapter.to_json()} if self.adapter is not None else {}),
@@ -154,13 +173,17 @@ class RankerModel:
         model = cls(
             candidate=Linear.from_json(data["candidate"]),
             answer=Linear.from_json(data["answer"]),
+            confidence=Linear.from_json(data["confidence"]),
             answer_threshold=float(data["answer_threshold"]),
             primary_threshold=float(data["primary_threshold"]),
+            confidence_threshold=float(data["confidence_threshold"]),
+            named_confidence=float(data["named_confidence"]),
             disabled=tuple(data.get("disabled", ())),
             meta=dict(data.get("meta") or {}),
             adapter=QueryAdapter.from_json(data["adapter"]) if data.get("adapter") else None,
         )
-        if model.candidate.features != FEATURES or model.answer.features != ANSWER_FEATURES:
+        if (model.candidate.features, model.answer.features, model.confidence.features) != (
+                FEATURES, ANSWER_FEATURES, CONFIDENCE_FEATURES):
             raise UsageError(
                 "the ranker artifact was trained on other features than this apiatlas computes: "
                 "run `make train` to rebuild it"
@@ -217,6 +240,6 @@ def load_model(path: Path = ARTIFACT) -> RankerModel:
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
+        return RankerModel.from_json(data)
+    except (OSError, ValueError, KeyError) as e:
         raise UsageError(f"{path}: cannot read the ranker artifact ({e}); run `make train`") from e
-    return RankerModel.from_json(data)

@@ -163,6 +163,9 @@ class Ranking:
     lookup: GraphLookup | None = None
     related: list[EndpointRef] | None = None
     details: dict[str, EndpointDetail] | None = None
+    confidence: float = 0.0
+    """The ranker's calibrated confidence in its first endpoint (0: no learned ranking, when
+    the graph is down or the project has no endpoints)."""
 
     def update(self) -> dict[str, Any]:
         """The state update."""
@@ -207,14 +210,15 @@ def rank(
             alternatives = [r for r, _ in decision.ranked[:ALTERNATIVES]]
             lookup = lookup.model_copy(update={"alternatives": alternatives})
         abstain = lookup.model_copy(update={"primary": [], "prerequisites": []})
-        return Ranking([], lookup=abstain, related=[])
+        return Ranking([], lookup=abstain, related=[], confidence=decision.confidence)
     update = _presented(question, lookup, decision, scope, parts, known or {})
     update["replacements"] = replacements(
         update["primary"] + update["related"], endpoints_from_cards(hits) + list(candidates)
     )
     lookup = lookup.model_copy(update=update)
     return Ranking(documents, lookup=lookup,
-                   details=endpoint_details(parts.store, scope.project, lookup, known))
+                   details=endpoint_details(parts.store, scope.project, lookup, known),
+                   confidence=decision.confidence)
 
 
 def _presented(

@@ -10,7 +10,7 @@ import yaml
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
-from apiatlas.errors import LoaderError, SpecError
+from apiatlas.errors import LoaderError, SpecError, UnknownName
 from apiatlas.sample import write_sample_api
 
 
@@ -90,9 +90,9 @@ def test_changed_spec_updates_what_changed_and_removes_what_is_gone(tmp_path: Pa
 
 
 def test_projects_do_not_leak(atlas: ApiAtlas) -> None:
-    result = atlas.ask("What endpoints can I use to create a location?", project="other-team")
-    assert result.abstained is True
-    assert result.endpoints == []
+    # A project nothing was ingested into is no project: an error, never another's answer.
+    with pytest.raises(UnknownName, match="no project 'other-team'"):
+        atlas.ask("What endpoints can I use to create a location?", project="other-team")
     assert atlas.retriever.invoke("create a location", project="other-team") == []
 
 

@@ -184,3 +184,24 @@ def test_a_50_mb_spec_ingests_beside_the_sample(
     capsys.readouterr()
     assert main(["graph", "stats", "--home", str(ingested), "--project", "big", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["nodes"]["Endpoint"] == 1
+
+
+def test_the_caller_s_min_confidence_decides_answer_or_unsure(
+    ingested: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = "What endpoints can I use to create a location?"
+    base = ["ask", "--home", str(ingested), "--project", "cli", "--json"]
+    shown = ask_json(ingested, question, capsys)
+    assert shown["outcome"] in ("answer", "unsure") and 0.0 < shown["confidence"] < 1.0
+    for threshold, outcome in (("0", "answer"), ("1", "unsure")):
+        capsys.readouterr()
+        assert main([*base, "--min-confidence", threshold, question]) == 0
+        result = json.loads(capsys.readouterr().out)
+        assert result["outcome"] == outcome and result["confidence"] == shown["confidence"]
+        roles = {e["role"] for e in result["endpoints"]}
+        assert ("primary" in roles) == (outcome == "answer")
+        # The same endpoints in the same order, whatever the outcome.
+        assert [e["path"] for e in result["endpoints"]] == [e["path"] for e in shown["endpoints"]]
+    with pytest.raises(SystemExit) as refused:
+        main([*base, "--min-confidence", "1.5", question])
+    assert refused.value.code == 2

@@ -237,9 +237,11 @@ def test_an_unknown_endpoint_is_a_clear_resource_error(
      ("remember", {"text": "x", "kind": "rumour"}, ["kind", "'fact'"]),
      ("remember", {"text": "Locations need a timezone", "refs": ["POST"]},
       ["'POST' is not an endpoint", "METHOD /path"]),  # an apiatlas UsageError, as it says it
+     ("find_endpoints", {"question": "create a location", "api": "shiping"},
+      ["no API 'shiping' in project 'demo'", "APIs: "]),  # never an abstention
      ("no_such_tool", {}, ["Unknown tool: no_such_tool"])],
     ids=["missing-argument", "wrong-type", "out-of-range", "bad-kind", "apiatlas-error",
-         "unknown-tool"],
+         "unknown-api", "unknown-tool"],
 )  # fmt: skip
 def test_a_malformed_call_gets_a_clear_error_and_the_server_keeps_serving(
     server: Server, tool: str, arguments: dict[str, Any], said: list[str]

@@ -138,7 +138,7 @@ def test_quickstart(tmp_path: Path, kernels: KernelSpecManager) -> None:
     assert prerequisites[0] == "primary POST /v2/shipments"
     assert "prerequisite POST /v2/locations" in prerequisites
     assert "prerequisite POST /v2/carriers" in prerequisites
-    assert run.lines("missing")[0] == "abstained: True"
+    assert run.lines("missing")[0] == "outcome: none abstained: True"
 
 
 def test_knowledge_graph(tmp_path: Path, kernels: KernelSpecManager) -> None:

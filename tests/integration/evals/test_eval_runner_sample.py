@@ -54,6 +54,8 @@ cases:
     answerable: false
 """
 
+CONFIDENCE_KEYS = ("confident_precision", "confident_coverage", "unanswerable_answered", "ece")
+
 
 @pytest.fixture(scope="session")
 def embeddings() -> Embeddings:
@@ -106,6 +108,12 @@ def test_report_json_follows_the_contract_key_by_key(written: dict[str, Any]) ->
             if key == "memory_precedence":  # null: this dataset has no memory cases
                 assert metrics[key] is None, strategy
                 continue
+            if key in CONFIDENCE_KEYS:  # the agent's outcomes; a plain strategy has none
+                value = metrics[key]
+                assert value is None if strategy != "agent" else (
+                    value is None and key in ("confident_precision", "unanswerable_answered")
+                    or 0.0 <= value <= 1.0), (strategy, key, value)
+                continue
             assert isinstance(metrics[key], float), (strategy, key)
         for key in METRIC_KEYS[1:11]:
             assert 0.0 <= metrics[key] <= 1.0, (strategy, key)
@@ -116,6 +124,11 @@ def test_report_json_follows_the_contract_key_by_key(written: dict[str, Any]) ->
         assert case["dataset"] == "sample-obvious"
         assert case["strategy"] in STRATEGIES
         assert isinstance(case["ok"], bool)
+        if case["strategy"] == "agent":
+            assert case["outcome"] in ("answer", "unsure", "none")
+            assert 0.0 <= case["confidence"] <= 1.0
+        else:
+            assert case["outcome"] is None and case["confidence"] is None
         assert all(isinstance(s, str) and " /" in s for s in case["ranked"])
         assert len(case["ranked"]) == len(set(case["ranked"]))
 

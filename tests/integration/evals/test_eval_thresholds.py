@@ -22,13 +22,15 @@ MARGIN = 0.03
 # query adapter, its coverage weighted by BM25's idf (evals/README.md): top1 counts expected
 # endpoints only. The sample is a dev set the ranker is fitted on: its figures fell from 0.90 /
 # 0.95 when the adapter, which could learn its very questions, went. Abstention has no floor
-# where the measured accuracy is 0 (a floor below 0 could not fail).
+# where the measured accuracy is 0 (a floor below 0 could not fail). The test sets' figures
+# were measured again on 2026-12-01, when an independent tester's multi-step cases joined them
+# (on their earlier cases the figures did not change).
 MEASURED = {
     ("dev", "sample"): {"top1": 0.7692, "recall@5": 0.8942, "abstention_accuracy": 0.375},
-    ("test", "square"): {"top1": 0.6818, "recall@5": 0.8485},
-    ("test", "lob"): {"top1": 0.7143, "recall@5": 0.9405},
-    ("test", "adyen"): {"top1": 0.6429, "recall@5": 0.8929, "abstention_accuracy": 0.5},
-    ("test", "adobe-commerce"): {"top1": 0.5455, "recall@5": 0.8636},
+    ("test", "square"): {"top1": 0.5938, "recall@5": 0.7682},
+    ("test", "lob"): {"top1": 0.7727, "recall@5": 0.9091},
+    ("test", "adyen"): {"top1": 0.6818, "recall@5": 0.8409, "abstention_accuracy": 0.5},
+    ("test", "adobe-commerce"): {"top1": 0.5625, "recall@5": 0.7682},
 }
 
 

@@ -23,6 +23,7 @@ from apiatlas.loaders.openapi import load_openapi
 from apiatlas.loaders.splitting import TokenSplitter, section_documents
 from apiatlas.rag.agent.graph import arun_agent, build_agent, run_agent
 from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.ranking.model import load_model
 from apiatlas.rag.runtime.embeddings import LOCAL_MAX_TOKENS, load_embeddings, local_tokenizer
 from apiatlas.rag.retrieval.fusion import HybridRetriever
 from apiatlas.rag.answer.result import AnswerResult, Citation
@@ -76,7 +77,10 @@ def ask(sample: Sample, question: str) -> AnswerResult:
 
 
 def signatures(result: AnswerResult, role: str = "primary") -> list[str]:
-    return [f"{e.method} {e.path}" for e in result.endpoints if e.role == role]
+    """The endpoints of ``role``; ``primary`` means the answer's own endpoints, which an
+    ``unsure`` answer calls candidates (the same list in the same order)."""
+    roles = ("primary", "candidate") if role == "primary" else (role,)
+    return [f"{e.method} {e.path}" for e in result.endpoints if e.role in roles]
 
 
 def resolves(citation: Citation) -> bool:
@@ -142,6 +146,9 @@ def test_explicit_mentions_skip_the_vectors(sample: Sample) -> None:
     result = ask(sample, "What does POST /v2/quotes need?")
     assert result.route == [*NO_MEMORY, "analyse", "knowledge_graph", "compose"]
     assert signatures(result) == ["POST /v2/quotes"]
+    # No ranking ran: the confidence is the share of dev questions naming their endpoint that
+    # were answered right.
+    assert result.confidence == round(load_model().named_confidence, 4)
 
 
 def test_legacy_question_prefers_v1_but_names_the_replacement(sample: Sample) -> None:

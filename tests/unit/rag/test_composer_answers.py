@@ -248,3 +248,32 @@ def test_howto_answered_from_guides_cites_sections_and_lists_described_endpoints
     assert "Webhooks > Verifying the signature [1]" in result.answer
     assert [(e.method, e.path) for e in result.endpoints] == [("POST", "/v2/webhooks")]
     assert "pagination" not in result.answer.lower()
+
+
+def test_below_the_threshold_the_answer_says_it_is_not_sure_and_marks_no_primary() -> None:
+    shipment = CREATE_SHIPMENT.model_copy(update={"resource": "logistics/resource/shipment"})
+    location = CREATE_LOCATION.model_copy(update={"resource": "logistics/resource/location"})
+    lookup = shipment_lookup().model_copy(update={"primary": [shipment], "related": [location]})
+    details = {CREATE_SHIPMENT.key: shipment_detail()}
+    sure = compose_answer("How do I create a shipment?", lookup=lookup, details=details,
+                          confidence=0.93, min_confidence=0.8)
+    unsure = compose_answer("How do I create a shipment?", lookup=lookup, details=details,
+                            confidence=0.41, min_confidence=0.8)
+    assert (sure.outcome, sure.confidence) == ("answer", 0.93)
+    assert "**Endpoints** (logistics; confidence 0.93)" in sure.answer
+    assert (unsure.outcome, unsure.confidence) == ("unsure", 0.41)
+    assert unsure.answer.startswith("**Not sure.**") and "(confidence 0.41)" in unsure.answer
+    assert "**Candidates** (logistics)" in unsure.answer
+    # The same endpoints in the same order; only the roles and the wording change.
+    assert [(e.path, e.role) for e in unsure.endpoints] == [
+        (e.path, "candidate" if e.role == "primary" else e.role) for e in sure.endpoints]
+    assert not any(e.role == "primary" for e in unsure.endpoints)
+    # What tells the candidates apart: here they differ in their resource only.
+    assert "1. `POST /v2/shipments` — Create a shipment (shipment) [1]" in unsure.answer
+
+
+def test_an_abstention_is_outcome_none() -> None:
+    lookup = GraphLookup(intent=analyse_question("How do I book a flight?"), apis=["logistics"])
+    result = compose_answer("How do I book a flight?", lookup=lookup, details={},
+                            confidence=0.05, min_confidence=0.8)
+    assert (result.outcome, result.abstained) == ("none", True)

@@ -307,3 +307,17 @@ def test_an_abstention_is_not_given_to_the_model() -> None:
     assert base.abstained and written.result == base
     assert written.route == "composer: deterministic (no evidence for the llm)"
     assert prompts.received == []
+
+
+def test_an_unsure_answer_stays_unsure_whatever_the_model_writes() -> None:
+    docs = [guide(PASSAGE)]
+    base = compose_answer(QUESTION, lookup=lookup(), details={BOOK.key: DETAIL}, documents=docs,
+                          confidence=0.3, min_confidence=0.7)
+    evidence = gather_evidence(base, lookup=lookup(), details={BOOK.key: DETAIL}, documents=docs)
+    model = FakeListChatModel(responses=[reply("Call POST /v2/shipments [1].", [1])])
+    written = compose_with_llm(QUESTION, base, evidence, model)
+    assert written.route == "composer: llm"
+    assert written.result.answer.startswith("**Not sure.**") and "(confidence 0.30)" in \
+        written.result.answer
+    assert "Call POST /v2/shipments [1]." in written.result.answer
+    assert (written.result.outcome, written.result.confidence) == ("unsure", 0.3)

@@ -10,6 +10,7 @@ import pytest
 
 from apiatlas.errors import UsageError
 from apiatlas.graph.model import EndpointRef
+from apiatlas.rag.ranking.confidence import CONFIDENCE_FEATURES
 from apiatlas.rag.ranking.features import FEATURES, GROUPS, Pool
 from apiatlas.rag.ranking.model import (
     ANSWER_FEATURES,
@@ -39,8 +40,11 @@ def ref(path: str) -> EndpointRef:
 MODEL = RankerModel(
     candidate=linear(FEATURES, {"lex_name": 4.0, "name_dense": 2.0}, intercept=-3.0),
     answer=linear(ANSWER_FEATURES, {"top": 6.0, "unknown_share": -6.0}, intercept=-2.0),
+    confidence=linear(CONFIDENCE_FEATURES, {"margin": 8.0}, intercept=-1.0),
     answer_threshold=0.5,
     primary_threshold=0.6,
+    confidence_threshold=0.8,
+    named_confidence=0.9,
 )
 
 
@@ -61,6 +65,14 @@ def test_decide_ranks_answers_and_splits_confident_from_related() -> None:
     assert [r.path for r, _ in decision.ranked] == ["/best", "/good", "/weak"]
     assert decision.answer and decision.answer_probability > 0.5
     assert [r.path for r in decision.primary] == ["/best", "/good"]  # /weak is only related
+
+
+def test_the_confidence_grows_with_the_first_candidates_lead() -> None:
+    close = Pool(refs=[ref("/a"), ref("/b")],
+                 vectors=[vector(lex_name=1.0, name_dense=0.9), vector(lex_name=1.0, name_dense=0.85)])
+    clear = Pool(refs=[ref("/a"), ref("/b")],
+                 vectors=[vector(lex_name=1.0, name_dense=0.9), vector(lex_name=0.1)])
+    assert 0.0 < MODEL.decide(close).confidence < MODEL.decide(clear).confidence < 1.0
 
 
 def test_an_unknown_subject_lowers_the_answer_probability_until_it_abstains() -> None:
@@ -118,4 +130,5 @@ def test_the_artifact_round_trips_and_rejects_other_features(tmp_path: Path) -> 
 def test_the_packaged_artifact_loads() -> None:
     model = load_model(ARTIFACT)
     assert 0.0 < model.answer_threshold < 1.0 and 0.0 < model.primary_threshold <= 1.0
+    assert 0.0 < model.confidence_threshold <= 1.0 and 0.0 < model.named_confidence < 1.0
     assert model.meta and "digests" in model.meta
