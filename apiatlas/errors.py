@@ -7,6 +7,8 @@ the underlying exception with ``raise ... from e``.
 
 from __future__ import annotations
 
+from difflib import get_close_matches
+
 
 class ApiAtlasError(Exception):
     """Root of all apiatlas errors."""
@@ -85,7 +87,7 @@ class RemoteError(ApiAtlasError):
 
 
 class UnknownName(UsageError):
-    """A project, API or spec name that does not exist: never an empty answer.
+    """A project or API name that does not exist: an error, never an empty answer.
 
     Attributes:
         what: What was named (``project``, ``API``).
@@ -95,11 +97,10 @@ class UnknownName(UsageError):
     """
 
     def __init__(self, what: str, name: str, known: list[str], *, where: str) -> None:
-        from difflib import get_close_matches
-
         self.what, self.name, self.known = what, name, sorted(known)
         near = get_close_matches(name.lower(), [k.lower() for k in self.known], n=1, cutoff=0.6)
         self.closest = next((k for k in self.known if near and k.lower() == near[0]), None)
         hint = f"; did you mean {self.closest!r}?" if self.closest else "."
         listed = ", ".join(self.known) if self.known else "none yet: ingest a spec first"
-        super().__init__(f"no {what} {name!r} in {where}{hint} {what[:1].upper()}{what[1:]}s: {listed}")
+        plural = f"{what[:1].upper()}{what[1:]}s"  # Projects, APIs
+        super().__init__(f"no {what} {name!r} in {where}{hint} {plural}: {listed}")
