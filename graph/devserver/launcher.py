@@ -195,7 +195,8 @@ def launcher_classpath(settings: Settings) -> str:
     digest = hashlib.sha256()
     for part in (LAUNCHER_DIR / "pom.xml", LAUNCHER_SOURCE):
         digest.update(part.read_bytes())
-    cache = settings.home / "neo4j-launcher" / digest.hexdigest()[:16]
+    # Absolute: Maven resolves a relative -Dmdep.outputFile against the pom's folder, not ours.
+    cache = settings.home.resolve() / "neo4j-launcher" / digest.hexdigest()[:16]
     cp_file, classes, marker = cache / "classpath.txt", cache / "classes", cache / "built"
     if marker.exists():
         jars = cp_file.read_text().strip()
