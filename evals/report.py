@@ -262,7 +262,8 @@ def plot_risk(report: EvalReport, path: Path) -> None:
     Figure = require("matplotlib.figure", purpose="the eval report's plot").Figure  # noqa: N806
     figure = Figure(figsize=(6.0, 4.5), layout="constrained")
     axes = figure.add_subplot()
-    for split, records in split_records(report).items():
+    pooled = split_records(report)
+    for split, records in pooled.items():
         curve = risk_coverage(records)
         axes.plot([c for _, c, _ in curve], [p for _, _, p in curve], marker=".", label=split)
     axes.axhline(0.9, color="grey", linestyle=":", linewidth=1)
@@ -271,7 +272,8 @@ def plot_risk(report: EvalReport, path: Path) -> None:
     axes.set_xlabel("coverage (answerable cases answered)")
     axes.set_ylabel("precision of the answers")
     axes.set_title("agent: risk-coverage by confidence")
-    axes.legend()
+    if pooled:  # a run without the agent has no curve to name
+        axes.legend()
     figure.savefig(path, dpi=100)
 
 
