@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from apiatlas.graph.model import EndpointDetail, EndpointRef, FieldRef
-from apiatlas.loaders.models import ApiSpec, Endpoint
+from apiatlas.loaders.models import ApiSpec, Endpoint, FieldInfo
 from apiatlas.loaders.openapi import load_openapi
 from apiatlas.rag.answer.composer import _inputs
 from apiatlas.rag.answer.examples import synthesise_body
@@ -56,20 +56,22 @@ ORDER = {
 }
 
 
-def body_fields(spec: ApiSpec, method: str, path: str) -> dict[str, tuple[bool, str]]:
+def request_fields(spec: ApiSpec, method: str, path: str) -> list[FieldInfo]:
     endpoint: Endpoint = next(e for e in spec.endpoints if (e.method, e.path) == (method, path))
     assert endpoint.request_body is not None
-    return {f.path: (f.required, f.required_if) for f in endpoint.request_body.fields}
+    return endpoint.request_body.fields
+
+
+def body_fields(spec: ApiSpec, method: str, path: str) -> dict[str, tuple[bool, str]]:
+    return {f.path: (f.required, f.required_if) for f in request_fields(spec, method, path)}
 
 
 def detail_of(spec: ApiSpec, method: str, path: str) -> EndpointDetail:
-    endpoint = next(e for e in spec.endpoints if (e.method, e.path) == (method, path))
-    assert endpoint.request_body is not None
     return EndpointDetail(
         endpoint=EndpointRef(key=f"x/endpoint/{method} {path}", api="x", method=method, path=path),
         request_fields=[FieldRef(name=f.path, type=f.type, required=f.required,
                                  required_if=f.required_if)
-                        for f in endpoint.request_body.fields],
+                        for f in request_fields(spec, method, path)],
     )
 
 
