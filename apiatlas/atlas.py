@@ -7,6 +7,7 @@ how production backends and tests plug in.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 from datetime import datetime
 from collections.abc import Callable, Sequence
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from apiatlas import ingest as pipeline
 from apiatlas.config import Settings, check_project
-from apiatlas.errors import UnknownName
+from apiatlas.errors import StoreError, UnknownName
 from apiatlas.graph.model import GraphStats
 from apiatlas.graph.backends import open_graph_store
 from apiatlas.graph.store import LinkedGraphStore
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
     from apiatlas.rag.retrieval.dense import VectorIndex
     from apiatlas.rag.retrieval.fusion import HybridRetriever
     from apiatlas.rag.retrieval.snapshot import CorpusCache
+
+_log = logging.getLogger(__name__)
 
 # The agent (LangGraph, the ranker, the retrievers), the vector stores and the embeddings are
 # imported when first needed: `graph stats`, `memory list` and an ingest of unchanged files
@@ -116,7 +119,12 @@ class ApiAtlas:
             return self.embeddings
         from apiatlas.rag.runtime.embedding_cache import SqliteByteStore, cached_embeddings
 
-        store = SqliteByteStore(self.settings.home / "embeddings.sqlite")
+        try:
+            store = SqliteByteStore(self.settings.home / "embeddings.sqlite")
+        except StoreError as e:
+            # A cache: without it texts are embedded again, and nothing else changes.
+            _log.warning("%s Embedding without the cache.", e)
+            return self.embeddings
         self._closers.append(store.close)
         return cached_embeddings(self.embeddings, store)
 
@@ -138,6 +146,17 @@ class ApiAtlas:
         # The model loads on the first search or write: listing memories never needs it.
         lazy = LazyEmbeddings(lambda: self.embeddings)
         return open_memory_store(self.settings, lazy, dims=known_dimensions(self.settings))
+
+    def _readable_memory(self) -> BaseStore:
+        """:attr:`memory_store`, or, when it cannot be opened (a damaged file, a full disk), a
+        store that says so on every read: the agent then answers from the docs, flagged
+        ``degraded: memory unavailable``. ``memory`` commands still fail with the error."""
+        from apiatlas.rag.memory.backends import UnavailableStore
+
+        try:
+            return self.memory_store
+        except StoreError as e:
+            return UnavailableStore(e)
 
     def memory(self, project: str | None = None, agent_type: str | None = None) -> LinkedMemory:
         """The project's memory: remember, supersede, forget, list and recall.
@@ -208,7 +227,7 @@ class ApiAtlas:
             store=self.graph,
             vector_retriever=self.retriever,
             embeddings=self.embeddings,
-            memory=self.memory_store,
+            memory=self._readable_memory(),
             field_indexes=self.field_indexes,
             default_context=AgentContext(project=self.settings.project),
             chat_model=chat_model,
@@ -291,13 +310,23 @@ class ApiAtlas:
         if self._has_memory():
             self.memory(project).relink()
 
+    def open_memory(self) -> None:
+        """Open the project memory when there is one (an ingest does, before it changes any
+        store, so that a memory that cannot be opened fails it with nothing changed).
+
+        Raises:
+            StoreError: The memory store cannot be opened.
+        """
+        if self._has_memory():
+            _ = self.memory_store
+
     def ask(
         self,
         question: str,
         *,
         project: str | None = None,
         api: str | None = None,
-        k: int = 5,
+        k: int | None = None,
         agent_type: str | None = None,
         at: datetime | None = None,
         min_confidence: float | None = None,
@@ -311,18 +340,23 @@ class ApiAtlas:
             question: The developer's question.
             project: The project (``settings.project`` by default).
             api: Restrict the answer to one API of the project.
-            k: How many endpoints to present at most.
+            k: How many endpoints the answer gives, at most (by default five in full and the
+                ranker's next five a line each, so that a question that needs several calls
+                finds them all).
             agent_type: Also follow the memories shared by every agent of this type.
             at: Follow the project memory as it was at this moment (now by default).
             min_confidence: The lowest confidence of an ``answer`` (0 to 1); the threshold
                 chosen on dev by default.
 
         Raises:
+            UsageError: The question is empty or over
+                :data:`~apiatlas.rag.agent.context.MAX_QUESTION_CHARS`.
             UnknownName: No such project in this home, or no such API in the project.
         """
-        from apiatlas.rag.agent.context import AgentContext
+        from apiatlas.rag.agent.context import AgentContext, check_question
         from apiatlas.rag.agent.graph import run_agent
 
+        check_question(question)  # before anything opens or loads
         project = self.project_of(project)  # a name that cannot be one: before anything opens
         agent = self.agent  # then a composer that cannot be built, then a name that is not here
         context = AgentContext(

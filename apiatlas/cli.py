@@ -28,6 +28,8 @@ from apiatlas.errors import ApiAtlasError, UsageError
 from apiatlas.rag.agent.context import MAX_K, check_confidence, check_k
 
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: the shell's code for a process ended by SIGINT (128 + 2)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,8 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     ask = commands.add_parser("ask", parents=[common, backends], help="ask a question")
     ask.add_argument("question")
     ask.add_argument("--api", help="restrict to one API")
-    ask.add_argument("-k", type=_k, default=5,
-                     help=f"how many endpoints to present at most (1 to {MAX_K})")
+    ask.add_argument("-k", type=_k, default=None,
+                     help=f"how many endpoints the answer gives (1 to {MAX_K}; default: 5 in "
+                     "full and the ranker's next 5 a line each)")
     ask.add_argument("--min-confidence", type=_confidence, default=None, metavar="P",
                      help="the lowest confidence (0 to 1) of an answer to act on; below it the "
                      "answer is 'unsure' (default: the threshold chosen on dev)")
@@ -377,6 +380,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ApiAtlasError as e:
         console.print(Text.assemble(("failed: ", "bold red"), str(e)))
         return EXIT_RUNTIME
+    except KeyboardInterrupt:
+        console.print(Text.assemble(("interrupted: ", "bold red"), f"apiatlas {args.command}"))
+        return EXIT_INTERRUPTED
 
 
 def run(argv: Sequence[str] | None = None) -> int:

@@ -75,7 +75,7 @@ def ask_remote(
     *,
     project: str | None = None,
     api: str | None = None,
-    k: int = 5,
+    k: int | None = None,
     agent_type: str | None = None,
     at: datetime | None = None,
     token: str | None = None,

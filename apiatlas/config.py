@@ -89,8 +89,25 @@ class Settings:
         return f"sqlite:///{(self.home / 'records.sqlite').resolve()}"
 
     def ensure_home(self) -> Path:
-        """Create the home directory if needed and return it."""
-        self.home.mkdir(parents=True, exist_ok=True)
+        """Create the home directory if needed and return it.
+
+        Raises:
+            ConfigError: The home, or a folder above it, is a file, or cannot be written.
+        """
+        try:
+            self.home.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:
+            what = ("it is a file" if isinstance(exc, FileExistsError)
+                    else "a path above it is a file")
+            raise ConfigError(
+                f"the apiatlas home {self.home} cannot be a folder ({what}): pass --home (or set "
+                "APIATLAS_HOME to) a folder, or a path where one can be made"
+            ) from None
+        except PermissionError:
+            raise ConfigError(
+                f"the apiatlas home {self.home} cannot be made or written: pass --home (or set "
+                "APIATLAS_HOME to) a folder you can write"
+            ) from None
         return self.home
 
     @classmethod

@@ -26,6 +26,7 @@ class LoaderError(UsageError):
     """A source (spec file, doc file, URL) could not be read or understood.
 
     Attributes:
+        message: What went wrong and what to do, without the location.
         source: The file path or URL that failed.
         pointer: The JSON pointer inside the source, when it applies.
         line: The 1-based line number, when it applies.
@@ -39,6 +40,7 @@ class LoaderError(UsageError):
         pointer: str | None = None,
         line: int | None = None,
     ) -> None:
+        self.message = message
         self.source = source
         self.pointer = pointer
         self.line = line

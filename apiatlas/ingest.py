@@ -101,11 +101,11 @@ class Sources:
 @dataclass
 class Loaded:
     """Every input, read and validated: the specs, the doc pages by docs set, and what the
-    crawls skipped."""
+    docs folders and the crawls left out."""
 
     specs: list[ApiSpec] = field(default_factory=list)
     pages: dict[str, list[DocPage]] = field(default_factory=dict)
-    crawl_warnings: list[LoadWarning] = field(default_factory=list)
+    doc_warnings: list[LoadWarning] = field(default_factory=list)
 
     @property
     def sources(self) -> list[str]:
@@ -146,6 +146,9 @@ def run(atlas: ApiAtlas, sources: Sources, project: str,
         report = IngestReport(project=project, seconds={"load": perf_counter() - started})
         prepared = prepare(loaded, project, atlas.splitter)
         _count(report, loaded, prepared)
+        # The memory is linked again after the graph is built: one that cannot be opened fails
+        # the ingest here, before any store changes.
+        atlas.open_memory()
         if manifest is not None:
             # From here the stores change: an ingest killed on the way must not leave a record
             # that vouches for them.
@@ -194,14 +197,16 @@ def load(sources: Sources, notify: ProgressCallback = _silent) -> Loaded:
     notify("load specs", len(openapi), len(openapi))
     for i, location in enumerate(docs):
         notify("load docs", i, len(docs))
-        pages = load_docs(location, fetch_policy=sources.fetch_policy)
+        pages = load_docs(
+            location, fetch_policy=sources.fetch_policy, warnings=loaded.doc_warnings
+        )
         loaded.pages[docs_scope_name(location)] = pages
     notify("load docs", len(docs), len(docs))
     for i, start in enumerate(crawl):
         notify("crawl docs", i, len(crawl))
         crawled = crawl_site(start, sources.fetch_policy, sources.crawl_limits)
         loaded.pages[f"crawl-{docs_scope_name(crawled.start)}"] = crawled.pages
-        loaded.crawl_warnings.extend(crawled.warnings)
+        loaded.doc_warnings.extend(crawled.warnings)
     if crawl:
         notify("crawl docs", len(crawl), len(crawl))
     return loaded
@@ -325,7 +330,7 @@ def _count(report: IngestReport, loaded: Loaded, prepared: Prepared) -> None:
     report.doc_pages = sum(len(group) for group in loaded.pages.values())
     report.doc_chunks = prepared.chunks
     report.warnings = [w for spec in loaded.specs for w in spec.warnings]
-    report.warnings += loaded.crawl_warnings
+    report.warnings += loaded.doc_warnings
 
 
 def _grouped(document: Document, group: str) -> Document:

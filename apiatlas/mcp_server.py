@@ -7,7 +7,7 @@ stdin and stdout. Every call is scoped to that project.
 Tools: the functions of :mod:`apiatlas.tools`, with the argument schemas (descriptions, limits,
 defaults) and descriptions of its LangChain tools:
 
-- ``find_endpoints(question, api=None, k=5, min_confidence=None)``: the endpoints that answer a
+- ``find_endpoints(question, api=None, k=None, min_confidence=None)``: the endpoints that answer a
   question, each with its spec citation, and the answer's outcome (``answer``, ``unsure``,
   ``none``) and confidence (structured content, also as JSON text);
 - ``search_docs(query, k=5)``: guide passages with their section URIs;
@@ -171,7 +171,7 @@ def _add_tools(
         *,
         question: Annotated[str, _arg(FindEndpointsInput, "question")],
         api: Annotated[str | None, _arg(FindEndpointsInput, "api")],
-        k: Annotated[int, _arg(FindEndpointsInput, "k")],
+        k: Annotated[int | None, _arg(FindEndpointsInput, "k")],
         min_confidence: Annotated[float | None, _arg(FindEndpointsInput, "min_confidence")],
     ) -> FoundEndpoints:
         with answering(ToolError):

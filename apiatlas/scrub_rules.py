@@ -80,13 +80,21 @@ class _Rule:
     decide: Callable[[re.Match[str]], tuple[str, str | int] | None] | None = None
 
 
+def _vendor_is_real(match: re.Match[str]) -> bool:
+    # Vendor prefixes are strong evidence, so only marked examples and filler are spared
+    # (Twilio's spec shows key ids as `SKaaaaaaaa...`).
+    secret = match.group("secret")
+    return _MARKERS.search(secret) is None and len(set(secret)) > _FILLER_CHARS
+
+
+_FILLER_CHARS = 4
+"""A token of this many distinct characters or fewer is filler, not a key."""
+
+
 def _vendor(kind: str, pattern: str, *triggers: str) -> _Rule:
-    # Vendor prefixes are strong evidence, so only masked or marked examples are spared.
     return _Rule(
-        kind,
-        re.compile(rf"(?<![\w-])(?P<secret>{pattern})(?![\w-])"),
-        triggers,
-        check=lambda m: _MARKERS.search(m.group("secret")) is None,
+        kind, re.compile(rf"(?<![\w-])(?P<secret>{pattern})(?![\w-])"), triggers,
+        check=_vendor_is_real,
     )
 
 
@@ -129,6 +137,12 @@ _TOKEN_RULES: tuple[_Rule, ...] = (
     _vendor(
         "openai-key", r"sk-(?:proj-|svcacct-|admin-)[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{32,}", "sk-"
     ),
+    # Hugging Face and Anthropic, which detect-secrets does not cover: gitleaks' rules
+    # (huggingface-access-token, anthropic-api-key / anthropic-admin-api-key).
+    _vendor("huggingface-token", r"hf_[A-Za-z]{34}", "hf_"),
+    _vendor("anthropic-key", r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}", "sk-ant-"),
+    # npm's own token form (detect-secrets finds it only in an .npmrc `_authToken=` line).
+    _vendor("npm-token", r"npm_[A-Za-z0-9]{36}", "npm_"),
     # Square application secrets and access tokens (sq0idp-/sq0ids- application ids are public).
     _vendor(
         "square-secret", r"sq0csp-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{56,}", "sq0csp-", "eaaa"
@@ -151,6 +165,15 @@ _TOKEN_RULES: tuple[_Rule, ...] = (
         "jwt",
         re.compile(r"(?<![\w-])(?P<secret>eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,})(?![\w-])"),
         ("eyj",),
+    ),
+    # An AWS secret access key after the word secret in prose ("... with secret wJalr..."):
+    # 40 characters of its alphabet in mixed case with a digit (the documented example too).
+    _Rule(
+        "aws-secret-key",
+        re.compile(r"(?<![\w-])secret(?:[ _-]?access)?(?:[ _-]?key)?[ \t]+"
+                   r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", re.I),
+        ("secret",),
+        check=lambda m: _mixed_case(m.group("secret")),
     ),
     # curl -u <user>:<password> (or -u <api key>:) sends HTTP Basic credentials.
     _Rule(
@@ -186,6 +209,37 @@ def _labelled(match: re.Match[str]) -> tuple[str, str | int] | None:
     return label, group
 
 
+def _labelled_prose(match: re.Match[str]) -> tuple[str, str | int] | None:
+    """``(kind, group)`` for a secret stated in a sentence ("the admin password is ..."), or
+    ``None``: only a value in mixed case with a digit, or a random-looking one, is taken for a
+    secret ("the secret is base64-encoded" is a sentence)."""
+    label = _phrase_label(match.string, match.start("key"), match.end("key"))
+    value = match.group("secret")
+    if label is None or not _plausible_literal(value):
+        return None
+    return (label, "secret") if _mixed_case(value) or looks_random(value) else None
+
+
+_VALUE_CHAR = r"[^\s\"'`,;(){}\[\]<>]"
+_PROSE = _Rule(
+    "labelled",
+    re.compile(
+        rf"(?<![\w-])(?P<key>[\w-]*?(?:{_SECRET_KEY_WORDS}))[ \t]+(?:is|was)[ \t]+`?"
+        rf"(?P<secret>{_VALUE_CHAR}{{5,{MAX_SECRET_CHARS}}}(?<![.!?:]))",
+        re.I,
+    ),
+    ("pass", "secret", "key", "token"),
+    decide=_labelled_prose,
+)
+"""A secret stated in a sentence: "The admin password is ...". Last: the high-entropy rule
+has taken the values it recognises."""
+
+
+def _mixed_case(value: str) -> bool:
+    return (any(c.isdigit() for c in value) and any(c.isupper() for c in value)
+            and any(c.islower() for c in value))
+
+
 # Words that end a label phrase from the left: in "note the key is ..." the label is "key".
 _DETERMINERS = frozenset(("a", "an", "the", "this", "that", "its", "my", "our", "your", "their"))
 # What stands before a label's last word: the rest of its identifier (`aws_secret_access_`,
@@ -204,14 +258,20 @@ def _high_entropy_labelled(match: re.Match[str]) -> tuple[str, str | int] | None
     """
     if not high_entropy(match.group("secret")):
         return None
-    text, start = match.string, match.start()
+    label = _phrase_label(match.string, match.start(), match.end("word"))
+    return (label, "secret") if label is not None else None
+
+
+def _phrase_label(text: str, start: int, end: int) -> str | None:
+    """The credential a label ending at ``end`` names: the identifier around ``start`` with up
+    to two words before it on its line, less those up to a determiner ("next page token" names
+    none; "the admin password", a password)."""
     identifier = _IDENTIFIER_BEFORE.search(text, max(0, start - 60), start)
     start = identifier.start() if identifier is not None else start
     before = _WORDS_BEFORE.search(text, max(0, start - 60), start)
     words = [w for w in before.groups() if w] if before is not None else []
     cut = max((i + 1 for i, w in enumerate(words) if w.lower() in _DETERMINERS), default=0)
-    label = credential_label(" ".join([*words[cut:], text[start : match.end("word")]]))
-    return (label, "secret") if label is not None else None
+    return credential_label(" ".join([*words[cut:], text[start:end]]))
 
 
 def _aws_key_id_is_real(match: re.Match[str]) -> bool:
@@ -265,4 +325,9 @@ def _rules() -> tuple[_Rule, ...]:
         _shortest(words),
         decide=_high_entropy_labelled,
     )
-    return (*_BLOCK_RULES, *aws, *_TOKEN_RULES, labelled)
+    vendors = tuple(
+        _Rule(kind, re.compile(rf"(?<![\w-])(?P<secret>{pattern.pattern})(?![\w-])"), triggers,
+              check=_vendor_is_real)
+        for kind, pattern, triggers in ds.vendors
+    )
+    return (*_BLOCK_RULES, *aws, *vendors, *_TOKEN_RULES, labelled, _PROSE)

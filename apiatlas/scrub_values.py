@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from apiatlas.errors import ConfigError
+
 if TYPE_CHECKING:
     from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
@@ -118,6 +120,27 @@ at most this much: unbounded, a text of repeated ``password=`` took quadratic ti
 _MIN_SECRET_LENGTH = 20
 
 
+VENDOR_DETECTORS: dict[str, tuple[str, tuple[str, ...], re.Pattern[str] | None]] = {
+    # detect-secrets plugin -> (the kind redacted, lower-case substrings without which its
+    # patterns cannot match, which of its patterns are used: all if None). Left to our own
+    # rules: AWS, Basic auth, JWT, private keys, GitHub, Slack, Stripe, Square, OpenAI, and the
+    # keyword and entropy plugins. Left out: Artifactory's `AP[0-9A-F]...` (ordinary words such
+    # as APACHE match it), the public-IP plugin, and the IBM, Cloudant and SoftLayer label
+    # patterns (the labelled rules catch those values).
+    "GitLabTokenDetector": ("gitlab-token", ("gl", "gr1348941"), None),
+    "SendGridDetector": ("sendgrid-key", ("sg.",), None),
+    "NpmDetector": ("npm-token", ("_authtoken",), None),
+    "PypiTokenDetector": ("pypi-token", ("pypi-",), None),
+    "DiscordBotTokenDetector": ("discord-token", (".",), None),
+    "MailchimpDetector": ("mailchimp-key", ("-us",), None),
+    "TelegramBotTokenDetector": ("telegram-token", (":",), None),
+    "AzureStorageKeyDetector": ("azure-storage-key", ("accountkey=",), None),
+    # Its API key pattern only: `AC` + 32 hex is an account SID, in every Twilio path and example.
+    "TwilioKeyDetector": ("twilio-key", ("sk",), re.compile(r"^SK")),
+}
+"""The detect-secrets vendor detectors whose patterns the scrubber runs."""
+
+
 @dataclass(frozen=True)
 class _DetectSecrets:
     """The parts of detect-secrets the scrubber uses, taken from its plugins on first use.
@@ -131,6 +154,8 @@ class _DetectSecrets:
         base64: The base64 entropy plugin: its alphabet, Shannon entropy and limit (4.5).
         hex: The hex entropy plugin: its Shannon entropy (all-digit strings marked down), limit 3.0.
         value: One run of the base64 plugin's alphabet, 20 to 256 long (a candidate value).
+        vendors: The vendor detectors' patterns (GitLab, SendGrid, npm ...), each with the kind
+            it is redacted as and its triggers (see :data:`VENDOR_DETECTORS`).
     """
 
     aws_key_id: re.Pattern[str]
@@ -139,6 +164,7 @@ class _DetectSecrets:
     base64: HighEntropyStringsPlugin
     hex: HighEntropyStringsPlugin
     value: re.Pattern[str]
+    vendors: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]
 
     def is_credential_word(self, norm: str) -> bool:
         """Whether the snake-case ``norm`` is one of the credential words, whole."""
@@ -156,7 +182,22 @@ def _detect_secrets() -> _DetectSecrets:
     )
     from detect_secrets.plugins.keyword import DENYLIST
 
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
     key_id, secret = AWSKeyDetector.denylist  # two patterns; a change in them fails loudly here
+    by_name = {cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()}
+    missing = sorted(set(VENDOR_DETECTORS) - set(by_name))
+    if missing:
+        raise ConfigError(
+            f"detect-secrets has no {', '.join(missing)}: install the version pinned in "
+            "constraints.txt"
+        )
+    vendors = tuple(
+        (kind, pattern, triggers)
+        for name, (kind, triggers, keep) in VENDOR_DETECTORS.items()
+        for pattern in by_name[name].denylist
+        if keep is None or keep.search(pattern.pattern)
+    )
     base64 = Base64HighEntropyString()
     # The plugin's alphabet holds a backslash (it escapes "-" as for a regex class): in text a
     # backslash ends a value (`\n`, a shell line continuation), so it is left out.
@@ -172,6 +213,7 @@ def _detect_secrets() -> _DetectSecrets:
         value=re.compile(
             f"[{alphabet}]{{{_MIN_SECRET_LENGTH},{MAX_SECRET_CHARS}}}+(?![{alphabet}])"
         ),
+        vendors=vendors,
     )
 
 

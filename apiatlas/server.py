@@ -47,7 +47,7 @@ from apiatlas.errors import (
     UsageError,
 )
 from apiatlas.graph.model import GraphStats
-from apiatlas.rag.agent.context import MAX_K
+from apiatlas.rag.agent.context import MAX_K, MAX_QUESTION_CHARS
 from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.server_answer import Answerer, InThreads
 from apiatlas.server_guard import (
@@ -75,10 +75,10 @@ class AskRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, max_length=4000)
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     project: str | None = None  # checked where it is resolved: ServeOptions.project_for
     api: str | None = Field(default=None, min_length=1)
-    k: Annotated[int, Field(strict=True, ge=1, le=MAX_K)] = 5
+    k: Annotated[int | None, Field(strict=True, ge=1, le=MAX_K)] = None
     agent_type: str | None = Field(default=None, min_length=1)
     at: datetime | None = None
     min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)

@@ -53,7 +53,7 @@ Json = bytes
 class Answerer(Protocol):
     """Answers a server's questions (the app awaits these, within its time limit)."""
 
-    async def ask(self, question: str, *, project: str, api: str | None, k: int,
+    async def ask(self, question: str, *, project: str, api: str | None, k: int | None,
                   agent_type: str | None, at: datetime | None,
                   min_confidence: float | None = None) -> Json:
         """The JSON of ``apiatlas ask --json``."""

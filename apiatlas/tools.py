@@ -3,7 +3,7 @@
 ``make_tools(atlas)`` returns four stable tools, each with a description written for a model and
 a pydantic args schema:
 
-- ``find_endpoints(question, api=None, k=5)``: the endpoints that answer a question, as JSON with
+- ``find_endpoints(question, api=None, k=None)``: the endpoints that answer a question, as JSON with
   their citations (the structured list is also the tool's artifact);
 - ``search_docs(query, k=5)``: guide passages with their section URIs;
 - ``ask(question)``: the cited Markdown answer;
@@ -29,22 +29,26 @@ from pydantic import BaseModel, Field
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.errors import ApiAtlasError
-from apiatlas.rag.agent.context import MAX_K, check_k
+from apiatlas.rag.agent.context import MAX_K, MAX_QUESTION_CHARS, check_k, check_question
 from apiatlas.rag.answer.result import AnswerEndpoint, Citation, Outcome
 from apiatlas.rag.memory.model import MEMORY_KINDS
+from apiatlas.rag.memory.store import MAX_MEMORY_CHARS
 
 
 class FindEndpointsInput(BaseModel):
     """Arguments of ``find_endpoints``."""
 
     question: str = Field(
-        min_length=1, max_length=4000,
+        min_length=1, max_length=MAX_QUESTION_CHARS,
         description="What the developer wants to do, in their words, e.g. 'create a location'.",
     )  # fmt: skip
     api: str | None = Field(
         default=None, description="Only this API of the project (its name); all APIs when omitted."
     )
-    k: int = Field(default=5, ge=1, le=MAX_K, description="Most endpoints to return.")
+    k: int | None = Field(
+        default=None, ge=1, le=MAX_K,
+        description="How many endpoints to return; by default 5 in full and the next 5 ranked.",
+    )
     min_confidence: float | None = Field(
         default=None, ge=0.0, le=1.0,
         description="The lowest confidence (0 to 1) of an 'answer' outcome; the default was "
@@ -55,7 +59,9 @@ class FindEndpointsInput(BaseModel):
 class SearchDocsInput(BaseModel):
     """Arguments of ``search_docs``."""
 
-    query: str = Field(min_length=1, max_length=4000, description="What to look up in the guides.")
+    query: str = Field(
+        min_length=1, max_length=MAX_QUESTION_CHARS, description="What to look up in the guides."
+    )
     k: int = Field(default=5, ge=1, le=MAX_K, description="Most passages to return.")
 
 
@@ -63,14 +69,17 @@ class AskInput(BaseModel):
     """Arguments of ``ask``."""
 
     question: str = Field(
-        min_length=1, max_length=4000, description="A developer's question about the project's APIs."
+        min_length=1, max_length=MAX_QUESTION_CHARS,
+        description="A developer's question about the project's APIs.",
     )
 
 
 class RememberInput(BaseModel):
     """Arguments of ``remember``."""
 
-    text: str = Field(min_length=1, max_length=4000, description="What the team has learned.")
+    text: str = Field(
+        min_length=1, max_length=MAX_MEMORY_CHARS, description="What the team has learned."
+    )
     kind: Literal["fact", "decision", "procedure", "warning", "episode"] = Field(
         default="fact", description="fact, decision, procedure, warning or episode."
     )
@@ -117,7 +126,7 @@ class DocPassage(BaseModel):
 
 def find_endpoints(
     atlas: ApiAtlas, question: str, *, project: str | None = None, api: str | None = None,
-    k: int = 5, min_confidence: float | None = None,
+    k: int | None = None, min_confidence: float | None = None,
 ) -> FoundEndpoints:
     """The endpoints the agent presents for ``question``, each with its spec citation, and the
     answer's outcome and confidence.
@@ -151,6 +160,7 @@ def search_docs(
         UsageError: ``k`` is not from 1 to :data:`~apiatlas.rag.agent.context.MAX_K`.
     """
     k = check_k(k)
+    check_question(query, "query")
     hits = atlas.retriever.invoke(query, project=atlas.known_project(project), k=4 * k)
     out: list[DocPassage] = []
     for doc in hits:
@@ -200,7 +210,7 @@ def make_tools(atlas: ApiAtlas, *, project: str | None = None) -> list[BaseTool]
     """
     scope = atlas.project_of(project)
 
-    def _find(question: str, api: str | None = None, k: int = 5,
+    def _find(question: str, api: str | None = None, k: int | None = None,
               min_confidence: float | None = None) -> tuple[str, FoundEndpoints]:
         found = find_endpoints(atlas, question, project=scope, api=api, k=k,
                                min_confidence=min_confidence)

@@ -12,14 +12,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
-import yaml
-
-from apiatlas.errors import LoaderError
+from apiatlas.errors import LoaderError, SpecError
 from apiatlas.files import read_bounded
 from apiatlas.loaders.fetch import Fetched, FetchPolicy, fetch_text
+from apiatlas.loaders.documents import parse_document
 from apiatlas.loaders.html import html_to_text
 from apiatlas.loaders import limits
-from apiatlas.loaders.models import DocPage, DocSection
+from apiatlas.loaders.models import DocPage, DocSection, LoadWarning
 from apiatlas.loaders.scrubbing import scrub_pages
 
 _log = logging.getLogger(__name__)
@@ -48,7 +47,10 @@ _SITEMAP_ROOT = re.compile(r"<(?:\w+:)?(?:urlset|sitemapindex)\b")
 
 
 def load_docs(
-    location: str | Path, *, fetch_policy: FetchPolicy | None = None
+    location: str | Path,
+    *,
+    fetch_policy: FetchPolicy | None = None,
+    warnings: list[LoadWarning] | None = None,
 ) -> list[DocPage]:
     """Load documentation pages from a file, a directory, a page URL or a sitemap URL.
 
@@ -56,6 +58,8 @@ def load_docs(
         location: A ``.md``/``.markdown``/``.mdx``/``.html``/``.htm`` file, a directory
             (searched recursively, in sorted order), or an http(s) URL of a page or sitemap.
         fetch_policy: Rules for fetching URLs (see :class:`FetchPolicy`).
+        warnings: Where to record the files of a directory that were left out (a link to a
+            file outside the directory).
 
     Returns:
         The pages, each split into sections, with secrets scrubbed from the sections' text.
@@ -70,7 +74,8 @@ def load_docs(
     if not path.exists():
         raise LoaderError("no such file or directory: check the path", source=str(path))
     if path.is_dir():
-        return _scrubbed([_load_file(f) for f in _doc_files(path)], str(path))
+        files = _doc_files(path, [] if warnings is None else warnings)
+        return _scrubbed([_load_file(f) for f in files], str(path))
     return _scrubbed([_load_file(path)], str(path))
 
 
@@ -112,18 +117,24 @@ def slugify(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-def _doc_files(root: Path) -> list[Path]:
-    files = sorted(
-        (
-            p
-            for p in root.rglob("*")
-            if p.is_file()
-            and p.suffix.lower() in DOC_SUFFIXES
-            # Hidden folders (.git, .cache) hold tooling files, not documentation.
-            and not any(part.startswith(".") for part in p.relative_to(root).parts)
-        ),
-        key=lambda p: p.relative_to(root).as_posix(),
-    )
+def _doc_files(root: Path, warnings: list[LoadWarning]) -> list[Path]:
+    """The documentation files under ``root`` (resolved), in sorted order; a link that leads
+    out of ``root`` is left out with a warning: a folder of guides must not read the machine."""
+    files: list[Path] = []
+    for p in sorted(root.rglob("*"), key=lambda p: p.relative_to(root).as_posix()):
+        # Hidden folders (.git, .cache) hold tooling files, not documentation.
+        if (not p.is_file() or p.suffix.lower() not in DOC_SUFFIXES
+                or any(part.startswith(".") for part in p.relative_to(root).parts)):
+            continue
+        target = p.resolve()
+        if not target.is_relative_to(root):
+            warnings.append(LoadWarning(
+                message=f"left out: a link to {target}, outside the folder ingested (copy the "
+                        "file into the folder to ingest it)",
+                source=str(p),
+            ))
+            continue
+        files.append(p)
     if not files:
         raise LoaderError(
             f"the directory holds no documentation files ({', '.join(DOC_SUFFIXES)})",
@@ -226,13 +237,13 @@ def _front_matter(text: str, source: str) -> tuple[str, str]:
     if not match:
         return text, ""
     try:
-        data = yaml.safe_load(match.group(1))
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
+        # The spec loader's parser and limits: size, nesting and aliases are bounded here too.
+        data = parse_document(match.group(1), source, hint="front-matter.yaml")
+    except SpecError as e:
         raise LoaderError(
-            f"invalid YAML front matter ({getattr(e, 'problem', e)}): fix the '---' block",
+            f"in the YAML front matter (the '---' block): {e.message}",
             source=source,
-            line=mark.line + 2 if mark is not None else 1,
+            line=e.line + 1 if e.line is not None else 1,
         ) from e
     title = data.get("title") if isinstance(data, dict) else None
     body = text[match.end() :]

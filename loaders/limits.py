@@ -39,7 +39,7 @@ MAX_TEXT_CHARS = 100_000
 MAX_ENUM_VALUES = 100
 """Values of an ``enum`` kept."""
 
-_ADVICE = "the spec is probably broken or hostile; fix or split it"
+_ADVICE = "the document is probably broken or hostile; fix or split it"
 
 
 def check_size(size: int, source: str) -> None:

@@ -29,6 +29,8 @@ import numpy as np
 
 from apiatlas.atlas import ApiAtlas, IngestReport
 from apiatlas.config import Settings
+from apiatlas.rag.agent.context import MAX_QUESTION_CHARS
+from apiatlas.rag.memory.store import MAX_MEMORY_CHARS
 from apiatlas.sample import sample_guides_dir, sample_spec_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -257,6 +259,7 @@ class _Measured:
     plain: dict[str, list[float]] = field(default_factory=dict)
     throughput: float = 0.0
     settings_rows: list[str] = field(default_factory=list)
+    limit_rows: list[str] = field(default_factory=list)
 
 
 def _ingest_row(name: str, first: IngestReport, again: IngestReport) -> str:
@@ -284,6 +287,43 @@ def _time_asks(atlas: ApiAtlas, ds: Dataset, repeat: int, out: _Measured) -> Non
                 times[(ds.name, " → ".join(result.route))].append(elapsed)
 
 
+def limits_block(atlas: ApiAtlas, project: str, repeat: int) -> list[str]:
+    """A question and a memory at their limits beside normal ones (issue 53): cold ``ask`` and
+    ``remember`` medians and p95, and the answer's size."""
+    normal_q = "What endpoints can I use to create a location?"
+    longest_q = (normal_q + " ") * (MAX_QUESTION_CHARS // (len(normal_q) + 1))
+    normal_m = "We create locations with POST /v2/locations and always send a timezone."
+    longest_m = (normal_m + " ") * (MAX_MEMORY_CHARS // (len(normal_m) + 1))
+    rows: list[str] = []
+    for label, question in (("question", normal_q), ("question at the limit", longest_q)):
+        times, size = [], 0
+        for _ in range(repeat):
+            clear = getattr(atlas.embeddings, "clear", None)
+            if clear is not None:
+                clear()
+            started = perf_counter()
+            size = len(atlas.ask(question, project=project).answer)
+            times.append((perf_counter() - started) * 1000)
+        rows.append(f"| {label} | {len(question):,} | {_stats(times)} | {size:,} |")
+    memory = atlas.memory(project, agent_type="bench-limits")
+    for label, text in (("memory", normal_m), ("memory at the limit", longest_m)):
+        times = []
+        for _ in range(repeat):
+            started = perf_counter()
+            memory.remember(text, kind="decision", refs=["POST /v2/locations"], scope="agent_type")
+            times.append((perf_counter() - started) * 1000)
+        answer = atlas.ask(normal_q, project=project, agent_type="bench-limits").answer
+        rows.append(f"| {label} (remember; then the answer) | {len(text):,} | {_stats(times)} | "
+                    f"{len(answer):,} |")
+    return [
+        "## Inputs at their limits (sample, cold)",
+        "",
+        "| input | characters | median ms | p95 ms | answer characters |",
+        "| --- | ---: | ---: | ---: | ---: |",
+        *rows,
+    ]
+
+
 def _measure(shared: Path, repeat: int) -> _Measured:
     out = _Measured()
     with tempfile.TemporaryDirectory() as home:
@@ -298,6 +338,7 @@ def _measure(shared: Path, repeat: int) -> _Measured:
                 out.first_ask[ds.name] = (perf_counter() - started) * 1000
                 _time_asks(atlas, ds, repeat, out)
                 out.plain[ds.name] = plain_search(atlas, ds, repeat)
+            out.limit_rows = limits_block(atlas, "sample", repeat)
             texts = [f"POST /v2/things/{i} creates thing number {i} with a name"
                      for i in range(256)]
             out.throughput = embedding_throughput(atlas, texts)
@@ -362,7 +403,7 @@ def run(shared: Path, repeat: int) -> str:
         ),
     ]
     questions = [q for ds in datasets(shared) for q in ds.questions]
-    lines += ["", *m.settings_rows, *onnx_against_torch(questions, repeat)]
+    lines += ["", *m.limit_rows, "", *m.settings_rows, *onnx_against_torch(questions, repeat)]
     # ru_maxrss is in KiB on Linux: the peak resident size of this whole benchmark process.
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lines += ["", f"Peak resident memory of the benchmark process: {peak_mib:.0f} MiB."]

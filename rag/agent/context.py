@@ -13,6 +13,37 @@ MAX_K = 50
 :meth:`~apiatlas.atlas.ApiAtlas.ask`, the tools, MCP and HTTP."""
 
 
+MAX_QUESTION_CHARS = 1_000
+"""The longest question (or guide search) answered, at every way in. The longest of the eval
+datasets' 1,000-odd questions is 304 characters; a 4,000-character question took 1.5 s where a
+normal one takes 20 ms, and sixteen of them kept ``serve`` busy for 22 s (issue 53)."""
+
+
+def check_question(question: object, what: str = "question") -> str:
+    """``question`` itself when it is text of 1 to :data:`MAX_QUESTION_CHARS` characters.
+
+    Raises:
+        UsageError: It is empty, too long, or not text.
+    """
+    if not isinstance(question, str) or not question.strip():
+        raise UsageError(f"the {what} is empty: say what you want to do")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise UsageError(
+            f"the {what} is {len(question):,} characters, over the {MAX_QUESTION_CHARS:,}-"
+            "character limit: ask it shortly (what to do, on which resource); long context "
+            "belongs in project memory"
+        )
+    return question
+
+
+DEFAULT_K = 5
+"""Endpoints (and guide passages) an answer gives in full when the caller sets no ``k``."""
+NAMED = 10
+"""Endpoints an answer names when the caller sets no ``k``: the first :data:`DEFAULT_K` in
+full, the ranker's next ones a line each, so that a question that needs several calls finds
+each of them (a plain retriever's ten: ``all_expected@10`` in the eval report)."""
+
+
 def check_k(k: object) -> int:
     """``k`` itself when it is a whole number from 1 to :data:`MAX_K`.
 
@@ -46,7 +77,9 @@ class AgentContext:
         project: The project whose APIs and guides are searched (``None``: the agent's own,
             see :func:`resolve_context`).
         api: Restrict the answer to one API of the project (``None``: all of them).
-        k: Maximum number of endpoints (and guide passages) to retrieve, 1 to :data:`MAX_K`.
+        k: How many endpoints (and guide passages) the answer gives, 1 to :data:`MAX_K`;
+            ``None``: :data:`DEFAULT_K` in full and the ranker's next ones up to :data:`NAMED`
+            a line each.
         agent_type: Also consult the project memories shared by every agent of this type.
         at: Answer with the project memory as it was at this moment (``None``: now).
         min_confidence: The lowest confidence of an ``answer`` outcome, 0 to 1; below it the
@@ -56,16 +89,27 @@ class AgentContext:
 
     project: str | None = None
     api: str | None = None
-    k: int = 5
+    k: int | None = None
     agent_type: str | None = None
     at: datetime | None = None
     min_confidence: float | None = None
 
     def __post_init__(self) -> None:
-        check_k(self.k)
+        if self.k is not None:
+            check_k(self.k)
         check_confidence(self.min_confidence)
         if self.project is not None:
             check_project(self.project)
+
+    @property
+    def full(self) -> int:
+        """Endpoints (and guide passages) given in full."""
+        return DEFAULT_K if self.k is None else self.k
+
+    @property
+    def named(self) -> int:
+        """Endpoints named in all, those given in full first."""
+        return NAMED if self.k is None else self.k
 
 
 def resolve_context(context: AgentContext | None, default: AgentContext) -> AgentContext:

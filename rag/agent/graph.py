@@ -30,7 +30,7 @@ from langgraph.runtime import Runtime, get_runtime
 from langgraph.store.base import BaseStore
 
 from apiatlas.graph.store import LinkedGraphStore
-from apiatlas.rag.agent.context import AgentContext
+from apiatlas.rag.agent.context import AgentContext, check_question
 from apiatlas.rag.agent.memory import route_after_memory
 from apiatlas.rag.agent.nodes import GraphRagNodes, answered_by_graph
 from apiatlas.rag.agent.state import AgentState, InputState, OutputState
@@ -176,7 +176,12 @@ def run_agent(
         context: Project, API and ``k`` for this question.
         config: LangGraph config, e.g. ``{"configurable": {"thread_id": ...}}`` with a
             checkpointer.
+
+    Raises:
+        UsageError: The question is empty or longer than
+            :data:`~apiatlas.rag.agent.context.MAX_QUESTION_CHARS`.
     """
+    check_question(question)
     state = agent.invoke({"question": question}, config=config, context=context)
     return _state_result(state)
 
@@ -189,6 +194,7 @@ async def arun_agent(
     config: RunnableConfig | None = None,
 ) -> AnswerResult:
     """Async :func:`run_agent`."""
+    check_question(question)
     state = await agent.ainvoke({"question": question}, config=config, context=context)
     return _state_result(state)
 

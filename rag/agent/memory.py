@@ -32,7 +32,7 @@ from apiatlas.rag.memory.precedence import (
     answering_procedure,
     apply_precedence,
 )
-from apiatlas.rag.memory.relevance import relevant_views
+from apiatlas.rag.memory.relevance import forbids_presented, relevant_views
 from apiatlas.rag.memory.stance import classify_stances, named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory
 from apiatlas.rag.answer.result import AnswerResult
@@ -113,6 +113,10 @@ class MemoryStep:
         # Memory judges everything the answer shows, the ranker's related endpoints included:
         # a team decision about a related endpoint may bring it to the front.
         lookup = shown(state["lookup"])
+        # The ranker's endpoints after those given in full are named a line each: one the team
+        # forbids is left out, and no memory about them comes into the answer.
+        more = lookup.primary[ctx.full :]
+        detailed = lookup.model_copy(update={"primary": lookup.primary[: ctx.full]})
         details = dict(state.get("details", {}))
         related = list(state.get("related", []))
         hits = list(state.get("memories", []))
@@ -123,12 +127,13 @@ class MemoryStep:
         if not hits:
             return split_shown(lookup, confident), details, related, None
         views = [self._view(ctx, hit, hit.memory.endpoint_refs) for hit in hits]
-        views = relevant_views(views, lookup, related)
+        more = [e for e in more if not any(forbids_presented(v, {e.key}) for v in views)]
+        views = relevant_views(views, detailed, related)
         if not views:
-            return split_shown(lookup, confident), details, related, None
+            return split_shown(_named(detailed, more), confident), details, related, None
         pool = list(state.get("candidates", []))
         lookup, team = apply_precedence(
-            views, lookup, pool=pool, k=ctx.k, api=ctx.api, related=related
+            views, detailed, pool=pool, k=ctx.full, api=ctx.api, related=related
         )
         related = [e for e in related if e.key not in team.avoided]
         for endpoint in lookup.primary:
@@ -136,6 +141,7 @@ class MemoryStep:
                 detail = self.graph.get_endpoint(ctx.project, endpoint.key)
                 if detail is not None:
                     details[endpoint.key] = detail
+        lookup = _named(lookup, [e for e in more if e.key not in team.avoided])
         return split_shown(lookup, confident), details, related, team
 
     def _linked(
@@ -183,6 +189,14 @@ def shown(lookup: GraphLookup) -> GraphLookup:
     if not lookup.related:
         return lookup
     return lookup.model_copy(update={"primary": [*lookup.primary, *lookup.related], "related": []})
+
+
+def _named(lookup: GraphLookup, more: Sequence[EndpointRef]) -> GraphLookup:
+    """The lookup with ``more`` after its shown endpoints, those already there left out."""
+    there = {e.key for e in lookup.primary}
+    return lookup.model_copy(
+        update={"primary": [*lookup.primary, *(e for e in more if e.key not in there)]}
+    )
 
 
 def split_shown(lookup: GraphLookup, confident: set[str]) -> GraphLookup:

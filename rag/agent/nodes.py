@@ -23,6 +23,7 @@ from apiatlas.rag.agent.state import AgentState
 from apiatlas.rag.answer.composer import TEAM_CONFIDENCE, compose_answer, with_outcome
 from apiatlas.rag.answer.evidence import gather_evidence
 from apiatlas.rag.answer.llm import DEFAULT_TIMEOUT_S, compose_with_llm
+from apiatlas.rag.answer.markdown import safe_markdown
 from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.rag.memory.precedence import TeamMemory
 from apiatlas.rag.ranking import pipeline
@@ -124,11 +125,11 @@ class GraphRagNodes:
                 state["question"],
                 project=ctx.project,
                 api=ctx.api,
-                k=max(ctx.k, GRAPH_CANDIDATES),
+                k=max(ctx.full, GRAPH_CANDIDATES),
                 intent=state["intent"],
             )
             candidates = list(lookup.primary)
-            lookup.primary = candidates[: ctx.k]
+            lookup.primary = candidates[: ctx.full]
             # The rank step ranks again and reads the details of what it presents: read them
             # here only for an answer the graph gives alone.
             alone = answered_by_graph(lookup)
@@ -153,7 +154,7 @@ class GraphRagNodes:
         ctx = resolve_context(runtime.context, self.default_context)
         try:
             hits = self.vectors.invoke(
-                state["question"], project=ctx.project, api=ctx.api, k=max(ctx.k, VECTOR_HITS)
+                state["question"], project=ctx.project, api=ctx.api, k=max(ctx.full, VECTOR_HITS)
             )
         except Exception as e:  # any vector backend failure surfaces as our store error
             raise StoreError(f"The vector retriever failed: {e}") from e
@@ -165,7 +166,7 @@ class GraphRagNodes:
         ctx = resolve_context(runtime.context, self.default_context)
         try:
             hits = await self.vectors.ainvoke(
-                state["question"], project=ctx.project, api=ctx.api, k=max(ctx.k, VECTOR_HITS)
+                state["question"], project=ctx.project, api=ctx.api, k=max(ctx.full, VECTOR_HITS)
             )
         except Exception as e:  # any vector backend failure surfaces as our store error
             raise StoreError(f"The vector retriever failed: {e}") from e
@@ -189,7 +190,7 @@ class GraphRagNodes:
     ) -> dict[str, Any]:
         ranking = pipeline.rank(
             state["question"], state["lookup"], state.get("candidates") or [], hits,
-            Scope(ctx.project, ctx.api, ctx.k), self.ranking, known,
+            Scope(ctx.project, ctx.api, ctx.full, ctx.named), self.ranking, known,
             degraded=bool(state.get("degraded")),
         )  # fmt: skip
         return ranking.update()
@@ -205,7 +206,8 @@ class GraphRagNodes:
                      else ctx.min_confidence)
         if state.get("memory_answer"):
             alone = self.memory_step.answer_alone(state, runtime)
-            return self._written(state, with_outcome(alone, TEAM_CONFIDENCE, threshold))
+            update = self._written(state, with_outcome(alone, TEAM_CONFIDENCE, threshold))
+            return {**update, "result": _safe(update["result"])}
         lookup, details, related, team = self.memory_step.review(state, runtime)
         result = compose_answer(
             state["question"],
@@ -229,7 +231,7 @@ class GraphRagNodes:
         if state.get("memory_unavailable"):
             note = MEMORY_UNAVAILABLE_NOTE.format(reason=state["memory_unavailable"])
             result = result.model_copy(update={"answer": note + result.answer})
-        return {**update, "result": result}
+        return {**update, "result": _safe(result)}
 
     def _written(
         self,
@@ -249,6 +251,12 @@ class GraphRagNodes:
             state["question"], result, evidence, self.chat_model, timeout=self.chat_timeout
         )
         return {"result": written.result, "route": [written.route]}
+
+
+def _safe(result: AnswerResult) -> AnswerResult:
+    """``result`` with its Markdown made safe to show (:func:`safe_markdown`): links only to
+    http(s), mailto or relative targets, hidden characters escaped."""
+    return result.model_copy(update={"answer": safe_markdown(result.answer)})
 
 
 def answered_by_graph(lookup: GraphLookup) -> bool:

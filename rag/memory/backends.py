@@ -20,12 +20,13 @@ Whatever :func:`open_memory_store` opens, :func:`close_memory_store` closes::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pysqlite3.dbapi2 as sqlite  # type: ignore[import-untyped]
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, Op, Result
 from langgraph.store.sqlite import SqliteStore
 
 from apiatlas.config import Settings
@@ -75,6 +76,20 @@ def open_memory_store(
 
         return open_postgres_memory(settings.database_url, index)
     return _open_sqlite(settings.memory_path, index)
+
+
+class UnavailableStore(BaseStore):
+    """A memory store that could not be opened: every operation raises the error that said why,
+    so that the agent answers from the docs and says the memory was not read."""
+
+    def __init__(self, error: StoreError) -> None:
+        self.error = error
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        raise StoreError(str(self.error))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        raise StoreError(str(self.error))
 
 
 def close_memory_store(store: BaseStore) -> None:

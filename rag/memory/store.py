@@ -43,6 +43,10 @@ MIN_SEMANTIC_SCORE = 0.30
 the knowledge graph agrees it is about the question (:mod:`apiatlas.rag.memory.relevance`)."""
 SEMANTIC_CANDIDATES = 40
 LIST_LIMIT = 10_000
+MAX_MEMORY_CHARS = 10_000
+"""The longest memory text recorded, at every way in: a team's note, decision or procedure,
+not the document it comes from (a 1,000,000-character memory was stored whole and came back in
+a 1 MB answer, issue 53)."""
 
 
 class UnknownMemory(UsageError):
@@ -118,8 +122,9 @@ class ProjectMemory:
         """Record a new memory; secrets in any text field are scrubbed first.
 
         Raises:
-            UsageError: Empty text, an unknown kind, a bad ref, importance outside 1..10, or
-                ``scope="agent_type"`` without an agent type.
+            UsageError: Empty text or text over :data:`MAX_MEMORY_CHARS`, an unknown kind, a
+                bad ref, importance outside 1..10, or ``scope="agent_type"`` without an agent
+                type.
         """
         memory = self._new(
             text,
@@ -321,6 +326,12 @@ class ProjectMemory:
     ) -> Memory:
         if not text.strip():
             raise UsageError("a memory needs text: say what the team knows or decided")
+        if len(text) > MAX_MEMORY_CHARS:
+            raise UsageError(
+                f"the memory is {len(text):,} characters, over the {MAX_MEMORY_CHARS:,}-character "
+                "limit: record what the team knows or decided, and name the document with the "
+                "rest as its source"
+            )
         if kind not in MEMORY_KINDS:
             raise UsageError(f"unknown memory kind {kind!r}: use one of {', '.join(MEMORY_KINDS)}")
         if not 1 <= importance <= 10:

@@ -135,12 +135,14 @@ def question_pool(
 
 @dataclass(frozen=True)
 class Scope:
-    """Where a question is asked: its project, an API of it (``None``: every API) and how
-    many endpoints the answer shows."""
+    """Where a question is asked: its project, an API of it (``None``: every API), how many
+    endpoints the answer gives in full (``k``, and as many guide passages) and how many it
+    names in all (``named``: the ranker's next ones a line each among the related)."""
 
     project: str
     api: str | None = None
     k: int = 5
+    named: int = 5
 
 
 @dataclass(frozen=True)
@@ -238,14 +240,14 @@ def _presented(
               for r in primary}
     if len(primary) > 1:
         primary = call_order(primary, [d for t in trails.values() for d in t])
-    related = [r for r in shown if r.key not in confident]
+    needed: set[str] = set()
     if primary[0].kind in PREREQUISITE_KINDS:
         # A call the first endpoint needs first belongs under "call these first", after the
         # answer, not among the alternatives to it.
         needed = {
             d.provider.key for d in parts.graph.prerequisites(scope.project, primary[:1], trails)
         }
-        related = [r for r in related if r.key not in needed]
+    related = [r for r in shown if r.key not in confident | needed]
     finds, given = _lookups(question, primary[0], trails[primary[0].key], scope, parts, known)
     # An id the question gives or has looked up needs no "call this first".
     settled = {(primary[0].key, p) for p in given}
@@ -260,6 +262,12 @@ def _presented(
         found = {d.provider.key: d.provider for d in finds}
         primary = list(found.values()) + [r for r in primary if r.key not in found]
         related = [r for r in related if r.key not in found]
+    named = {r.key for r in [*primary, *related]} | needed
+    named |= {d.provider.key for d in prerequisites}
+    related += [
+        r.model_copy(update={"score": round(p, 4)})
+        for r, p in decision.ranked[scope.k : scope.named] if r.key not in named
+    ]
     return {"primary": primary, "related": related, "lookups": finds,
             "prerequisites": prerequisites, "alternatives": []}
 

@@ -19,6 +19,8 @@ from apiatlas.scrub import (
     scrub_text,
     scrub_value,
 )
+from apiatlas.scrub_rules import _rules
+from apiatlas.scrub_values import VENDOR_DETECTORS
 
 # AWS's documented example key pair: an example, but still the shape people paste.
 AWS_EXAMPLE_ID = "AKIA" + "IOSFODNN7EXAMPLE"
@@ -218,3 +220,22 @@ def test_a_long_run_of_labels_is_examined_in_bounded_pieces(
     text = label * 20_000
     assert scrub_text.__wrapped__(text) == ScrubResult(text=text, findings=())
     assert examined and max(examined) <= scrub.MAX_SECRET_CHARS + 2 * len(label) + 8
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"sid": "SKaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"',  # Twilio's spec: filler, not a key
+        "GET /2010-04-01/Accounts/AC0123456789abcdef0123456789abcdef/Calls.json",  # an account SID
+        "The secret is base64-encoded and the token is valid for 3600 seconds.",
+        "The password is required and must be at least 8 characters.",
+        "next page token is yYzyCxj-iIVgP54t6NjKkunDCKYLLpngo-5vAsf",
+    ],
+)
+def test_filler_ids_and_sentences_about_secrets_are_kept(text: str) -> None:
+    assert scrub_text(text).text == text
+
+
+def test_every_vendor_detector_taken_from_detect_secrets_is_a_rule() -> None:
+    kinds = {rule.kind for rule in _rules()}
+    assert {kind for kind, _, _ in VENDOR_DETECTORS.values()} <= kinds

@@ -205,3 +205,17 @@ def test_the_caller_s_min_confidence_decides_answer_or_unsure(
     with pytest.raises(SystemExit) as refused:
         main([*base, "--min-confidence", "1.5", question])
     assert refused.value.code == 2
+
+
+@pytest.mark.parametrize("command", [["ask", "create a location"], ["memory", "list"],
+                                     ["ingest", "--openapi", "spec.yaml"]])
+@pytest.mark.parametrize("where", ["file", "file/sub", "/dev/null"])
+def test_a_home_that_cannot_be_a_folder_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], where: str
+) -> None:
+    (tmp_path / "file").write_text("not a folder\n")
+    home = where if where.startswith("/") else str(tmp_path / where)
+    assert main([*command, "--home", home]) == 2
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"the apiatlas home {home} cannot be a folder" in said
+    assert "pass --home" in said

@@ -170,3 +170,34 @@ def test_unreachable_postgres_exits_1_without_the_password(
     assert code == 1
     flat = out.replace("\n", "")
     assert "127.0.0.1:1/atlas" in flat and "N0t-For-Logs" not in flat
+
+
+# Made-up secrets in each provider's shape (issue 53's list): none may reach the store.
+PROVIDER_SECRETS = {
+    "gitlab-token": "glpat-Q3x9Lm2Vb7Tz1Kp8Wd4R",
+    "npm-token": "npm_Z8k2Lq9Xw3Vb7Tn1Mp5Rc6Hd0Fg4Js2Ky8Au",
+    "sendgrid-key": "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",
+    "huggingface-token": "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",
+    "anthropic-key": "sk-ant-api03-" + "Ab3Cd5Ef7Gh9Jk1Lm3Np5Qr7St9Uv1Wx3Yz5" * 2
+                     + "Ab3Cd5Ef7Gh9Jk1Lm3Np5AA",
+    "azure-storage-key": "AccountKey=Zx8Cv7Bn6Mq5Wr4Ty3Ui2Op1As9Df8Gh7Jk6Lz5Xc4Vb3Nm2Qw1Er0Ty9"
+                         "Ui8Op7As6Df5Gh4Jk3Lq1W2e3R4t5==",
+    "twilio-key": "SK3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c",
+    "password": "The admin password is Winter2024!Blue",
+    "aws-secret-key": "with secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PROVIDER_SECRETS))
+def test_a_provider_secret_is_scrubbed_before_the_memory_is_stored(
+    home: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    secret = PROVIDER_SECRETS[kind]
+    value = secret.rsplit(" ", 1)[-1].removeprefix("AccountKey=")
+    code, out = run(home, capsys, "add", f"The deploy job uses {secret} for the nightly sync.")
+    assert code == 0 and f"removed: {kind}" in out
+    memory_id = added_id(out)
+    listed = [m for m in json_of(home, capsys, "memory", "list", "--json") if m["id"] == memory_id]
+    found = json_of(home, capsys, "memory", "search", "nightly sync deploy job", "--json")
+    assert listed and value not in json.dumps(listed) and value not in json.dumps(found)
+    assert f"[REDACTED:{kind}]" in listed[0]["text"]

@@ -142,3 +142,36 @@ def test_a_killed_ingest_on_neo4j_and_pgvector_loses_nothing(
         # The server is shared with the other suites, whose checks count every project.
         with ApiAtlas(settings) as atlas:
             atlas.graph.delete_project(settings.project)
+
+
+def test_ctrl_c_during_an_ingest_ends_with_one_line_and_the_project_still_answers(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    settings = Settings(home=home, project="demo")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("APIATLAS_", "NEO4J_")) and k != "DATABASE_URL"}
+    sample = write_sample_api(tmp_path / "sample")
+    with ApiAtlas(settings) as atlas:
+        atlas.ingest(openapi=[sample / "openapi.yaml"], project="demo")
+        stats_before = atlas.stats("demo")
+    records = sqlite_records(home)
+    before = records()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "apiatlas.cli", "ingest", "--home", str(home),
+         "--project", "demo", "--openapi", str(widgets_spec(tmp_path / "widgets.json"))],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env,
+    )
+    deadline = time.monotonic() + 300
+    while records() <= before and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the ingest finished before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in out + err and "KeyboardInterrupt" not in out + err
+    assert "interrupted: apiatlas ingest" in " ".join((out + err).split())
+    with ApiAtlas(settings) as atlas:
+        assert atlas.stats("demo") == stats_before
+        result = atlas.ask("What endpoints can I use to create a location?", project="demo")
+        assert (result.endpoints[0].method, result.endpoints[0].path) == ("POST", "/v2/locations")

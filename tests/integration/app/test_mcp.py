@@ -25,7 +25,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
 from apiatlas.cli import main
-from apiatlas.rag.agent.context import MAX_K
+from apiatlas.rag.agent.context import MAX_K, MAX_QUESTION_CHARS
+from apiatlas.rag.memory.store import MAX_MEMORY_CHARS
 from tests.integration.conftest import SampleHome
 
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "options", "head", "trace"}
@@ -123,7 +124,8 @@ def test_the_four_tools_are_listed_with_their_argument_schemas(server: Server) -
     find = tools["find_endpoints"].input_schema
     assert find["required"] == ["question"]
     k = find["properties"]["k"]
-    assert (k["type"], k["default"], k["minimum"], k["maximum"]) == ("integer", 5, 1, MAX_K)
+    [number] = [t for t in k["anyOf"] if t["type"] == "integer"]  # or null: the default
+    assert (number["minimum"], number["maximum"], k["default"]) == (1, MAX_K, None)
     assert find["properties"]["api"]["default"] is None
     assert tools["search_docs"].input_schema["required"] == ["query"]
     assert tools["ask"].input_schema["required"] == ["question"]
@@ -239,9 +241,13 @@ def test_an_unknown_endpoint_is_a_clear_resource_error(
       ["'POST' is not an endpoint", "METHOD /path"]),  # an apiatlas UsageError, as it says it
      ("find_endpoints", {"question": "create a location", "api": "shiping"},
       ["no API 'shiping' in project 'demo'", "APIs: "]),  # never an abstention
-     ("no_such_tool", {}, ["Unknown tool: no_such_tool"])],
+     ("no_such_tool", {}, ["Unknown tool: no_such_tool"]),
+     ("find_endpoints", {"question": "create a location " * 60},
+      ["question", f"at most {MAX_QUESTION_CHARS} characters"]),
+     ("remember", {"text": "Locations need a timezone. " * 400},
+      ["text", f"at most {MAX_MEMORY_CHARS} characters"])],
     ids=["missing-argument", "wrong-type", "out-of-range", "bad-kind", "apiatlas-error",
-         "unknown-api", "unknown-tool"],
+         "unknown-api", "unknown-tool", "question-too-long", "memory-too-long"],
 )  # fmt: skip
 def test_a_malformed_call_gets_a_clear_error_and_the_server_keeps_serving(
     server: Server, tool: str, arguments: dict[str, Any], said: list[str]

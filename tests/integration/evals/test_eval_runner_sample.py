@@ -156,11 +156,12 @@ def test_the_agent_gets_the_obvious_cases_right(written: dict[str, Any]) -> None
     assert agent["abstention_accuracy"] == 1.0
     assert agent["false_abstention"] == 0.0
     assert agent["citation_validity"] == 1.0
-    # The agent presents up to k=5 fused endpoints (recall first): on these five cases that is
-    # one expected endpoint among about four, so precision sits near 0.25. Trimming the tail
-    # raised it to 0.4-0.5 but cost 0.05-0.1 of recall@5 on the shipped sample set (measured
-    # in evals/README.md's run); the trade-off stays open, and this floor guards today's level.
-    assert agent["precision"] >= 0.2
+    # By default the agent names ten endpoints (five in full, the ranker's next five a line
+    # each, issue 52): on these five cases that is one expected endpoint among about seven, so
+    # precision sits near 0.18 (0.25 when it named five). Naming the next five raised the
+    # multi-step cases' all-expected@10 on every split (experiments/2026-12-01-confidence);
+    # this floor guards today's level.
+    assert agent["precision"] >= 0.15
     assert agent["latency_ms_p95"] >= agent["latency_ms_p50"] > 0.0
     by_id = {c["id"]: c for c in written["cases"] if c["strategy"] == "agent"}
     assert by_id["off-topic"]["ranked"] == [] and by_id["off-topic"]["ok"]

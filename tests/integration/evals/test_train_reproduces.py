@@ -8,7 +8,9 @@ another kind the embedding kernels sum in another order, so the vectors differ i
 bits and so do the artifact's last digits: there the same datasets and digests, the same shape,
 and numbers within :data:`TOLERANCES` are required. The tolerances are about five times the
 differences measured between an AVX-512 and an AVX2 machine (2026-11-27: adapter 1e-5, model
-coefficients 0.0032, means and scales 0.00017, answer threshold 0.005, primary threshold 0).
+coefficients 0.0032, means and scales 0.00017, answer threshold 0.005, primary threshold 0),
+and twice those measured since the confidence model (2026-12-02: a candidate coefficient 0.024,
+the confidence model's intercept 0.014, its threshold 0.001).
 """
 
 from __future__ import annotations
@@ -71,8 +73,8 @@ def test_training_reproduces_the_artifact_and_never_reads_a_test_set(
             f"{committed['meta'].get('numerics')}; beyond tolerance: {far[:5]})"
 
 
-TOLERANCES = {"adapter": 2e-5, "coef": 0.02, "intercept": 0.02, "mean": 1e-3, "scale": 1e-3,
-              "answer_threshold": 0.02, "primary_threshold": 0.05}
+TOLERANCES = {"adapter": 2e-5, "coef": 0.05, "intercept": 0.03, "mean": 1e-3, "scale": 1e-3,
+              "answer_threshold": 0.02, "primary_threshold": 0.05, "confidence_threshold": 0.005}
 """Largest difference allowed between processors, by the key in the number's path that names it."""
 
 

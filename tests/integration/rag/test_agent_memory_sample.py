@@ -20,6 +20,7 @@ from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.memory.links import LinkedMemory
 from apiatlas.rag.answer.result import AnswerResult
+from apiatlas.rag.agent.context import NAMED
 from apiatlas.sample import sample_guides_dir, sample_spec_path
 
 PROJECT = "sample"
@@ -179,3 +180,24 @@ def test_ask_json_prints_the_memories_used(
         "n": 1, "kind": "memory", "source": "memory", "uri": f"memory:{memory.id}",
         "pointer": memory.id, "title": "Team memory (warning)",
     }
+
+
+def test_the_ranked_endpoints_after_the_first_k_are_named_and_one_the_team_forbids_goes(
+    atlas: ApiAtlas,
+) -> None:
+    question = "How do I update a shipment?"
+    before = atlas.ask(question, agent_type="tail")
+    named = [f"{e.method} {e.path}" for e in before.endpoints]
+    assert len(named) == len(set(named)) >= NAMED  # five in full, the ranker's next a line each
+    tail = [e for e in before.endpoints[5:] if e.role == "related"]
+    assert tail and all(f"- `{e.method} {e.path}` — " in before.answer for e in tail)
+    last = f"{tail[-1].method} {tail[-1].path}"
+    memory = team(atlas, "tail").remember(
+        f"Never call {last}: it is not enabled for our account.", kind="warning",
+        refs=[last], scope="agent_type",
+    )
+    after = atlas.ask(question, agent_type="tail")
+    assert last not in [f"{e.method} {e.path}" for e in after.endpoints]
+    # Forbidding an endpoint the answer only names in passing brings no memory into it.
+    assert memory.id not in [m.id for m in after.memories]
+    assert after.endpoints[:5] == before.endpoints[:5]

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from apiatlas.cli import main
 from apiatlas.errors import UsageError
-from apiatlas.rag.agent.context import MAX_K, AgentContext, check_k
+from apiatlas.rag.agent.context import DEFAULT_K, MAX_K, NAMED, AgentContext, check_k
 from apiatlas.server import AskRequest
 from apiatlas.tools import FindEndpointsInput, SearchDocsInput, search_docs
 
@@ -25,8 +25,15 @@ def test_whole_numbers_from_one_to_the_most_pass(k: int) -> None:
 def test_anything_else_is_a_usage_error(k: object) -> None:
     with pytest.raises(UsageError, match=f"from 1 to {MAX_K}"):
         check_k(k)
-    with pytest.raises(UsageError):
-        AgentContext(project="p", k=k)  # type: ignore[arg-type]
+    if k is not None:  # a context without k takes the default
+        with pytest.raises(UsageError):
+            AgentContext(project="p", k=k)  # type: ignore[arg-type]
+
+
+def test_no_k_gives_five_in_full_and_names_ten_and_a_k_is_both() -> None:
+    assert (AgentContext(project="p").full, AgentContext(project="p").named) == (DEFAULT_K, NAMED)
+    assert (DEFAULT_K, NAMED) == (5, 10)
+    assert (AgentContext(project="p", k=3).full, AgentContext(project="p", k=3).named) == (3, 3)
 
 
 @pytest.mark.parametrize("k", ["0", "-5", "51", "two"])
