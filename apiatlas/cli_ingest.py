@@ -45,6 +45,10 @@ def add_ingest_parser(
         "--allow-host", action="append", default=[], metavar="HOST", help="only fetch these hosts"
     )
     ingest.add_argument(
+        "--read-outside", action="store_true",
+        help="let a spec's $refs and a docs folder's links read files outside the folder given",
+    )
+    ingest.add_argument(
         "--crawl", action="append", default=[], metavar="URL",
         help="crawl a docs site from URL (a page or sitemap), following links within "
         "--allow-host (default: the URL's host) and robots.txt",
@@ -87,6 +91,7 @@ def run_ingest(
         allow_private=_EVERY_HOST in private,
         private_hosts=tuple(host for host in private if host != _EVERY_HOST),
         allowlist=tuple(args.allow_host),
+        read_outside=args.read_outside,
     )
     given = {
         "max_pages": args.max_pages,

@@ -74,7 +74,8 @@ def load_docs(
     if not path.exists():
         raise LoaderError("no such file or directory: check the path", source=str(path))
     if path.is_dir():
-        files = _doc_files(path, [] if warnings is None else warnings)
+        outside = fetch_policy is not None and fetch_policy.read_outside
+        files = _doc_files(path, [] if warnings is None else warnings, outside=outside)
         return _scrubbed([_load_file(f) for f in files], str(path))
     return _scrubbed([_load_file(path)], str(path))
 
@@ -117,9 +118,10 @@ def slugify(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-def _doc_files(root: Path, warnings: list[LoadWarning]) -> list[Path]:
+def _doc_files(root: Path, warnings: list[LoadWarning], *, outside: bool = False) -> list[Path]:
     """The documentation files under ``root`` (resolved), in sorted order; a link that leads
-    out of ``root`` is left out with a warning: a folder of guides must not read the machine."""
+    out of ``root`` is left out with a warning (unless ``outside``): a folder of guides must not
+    read the machine."""
     files: list[Path] = []
     for p in sorted(root.rglob("*"), key=lambda p: p.relative_to(root).as_posix()):
         # Hidden folders (.git, .cache) hold tooling files, not documentation.
@@ -127,10 +129,10 @@ def _doc_files(root: Path, warnings: list[LoadWarning]) -> list[Path]:
                 or any(part.startswith(".") for part in p.relative_to(root).parts)):
             continue
         target = p.resolve()
-        if not target.is_relative_to(root):
+        if not outside and not target.is_relative_to(root):
             warnings.append(LoadWarning(
                 message=f"left out: a link to {target}, outside the folder ingested (copy the "
-                        "file into the folder to ingest it)",
+                        "file into the folder, or allow it: `ingest --read-outside`)",
                 source=str(p),
             ))
             continue

@@ -56,6 +56,8 @@ class FetchPolicy:
         max_seconds: Longest one fetch may take, body included; checked between reads, so a
             fetch ends at most one ``timeout`` later (``None``: only ``timeout`` bounds each
             connection and read, and a server trickling bytes is never cut off).
+        read_outside: Let a local spec's ``$ref`` and a docs folder's links read files outside
+            the folder given (a spec file's own folder, or the folder ingested).
     """
 
     allow_private: bool = False
@@ -66,6 +68,7 @@ class FetchPolicy:
     user_agent: str = "apiatlas/0.1"
     private_hosts: tuple[str, ...] = ()
     max_seconds: float | None = None
+    read_outside: bool = False
 
 
 def check_url(url: str, policy: FetchPolicy) -> None:

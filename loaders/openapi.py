@@ -62,7 +62,9 @@ def load_openapi(
         # Secrets are scrubbed before anything is stored: here, at the loader's output.
         return [scrub_spec(_load_url(location, api=api, fetch_policy=fetch_policy))]
     path = Path(location).expanduser().resolve()
-    resolver = RefResolver(fetch_policy=fetch_policy)
+    outside = fetch_policy is not None and fetch_policy.read_outside
+    root = None if outside else path if path.is_dir() else path.parent
+    resolver = RefResolver(fetch_policy=fetch_policy, root=root)
     if path.is_dir():
         roots = discover_roots(path, resolver)
         if not roots:

@@ -155,11 +155,15 @@ class RefResolver:
     Args:
         fetch_policy: Policy for fetching remote documents.
         allow_remote: Whether remote documents may be fetched at all.
+        root: The folder local ``$ref``s may read from (resolved, links followed); ``None``:
+            anywhere.
     """
 
-    def __init__(self, *, fetch_policy: FetchPolicy | None = None, allow_remote: bool = False):
+    def __init__(self, *, fetch_policy: FetchPolicy | None = None, allow_remote: bool = False,
+                 root: Path | None = None):
         self._fetch_policy = fetch_policy
         self._allow_remote = allow_remote or fetch_policy is not None
+        self._root = root
         self._docs: dict[str, Any] = {}
         self._failed: dict[str, FetchError] = {}
         """Remote documents that could not be fetched: each is tried once per load, not once
@@ -270,7 +274,16 @@ class RefResolver:
                     pointer=at.pointer,
                 )
         else:
-            source = str((Path(at.source).parent / unquote(base)).resolve())
+            target = (Path(at.source).parent / unquote(base)).resolve()
+            if self._root is not None and not target.is_relative_to(self._root):
+                # Whether the file exists is not said: a spec must not probe the machine.
+                raise SpecError(
+                    f"$ref {ref!r} leads outside the folder of the spec ({self._root}): copy the "
+                    "file into it, or allow it (`ingest --read-outside`).",
+                    source=at.source,
+                    pointer=at.pointer,
+                )
+            source = str(target)
         return Loc(source, unquote(fragment))
 
     def _lookup(self, ref: str, target: Loc, at: Loc, sink: Warnings, lenient: bool) -> Any:

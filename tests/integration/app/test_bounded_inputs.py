@@ -130,6 +130,17 @@ def test_a_link_out_of_the_guides_folder_is_left_out_and_said(home: Path, tmp_pa
     assert passages and all("start.md" in p.uri and "root:x" not in p.text for p in passages)
 
 
+def test_a_spec_ref_out_of_its_folder_exits_2_unless_allowed(home: Path, tmp_path: Path) -> None:
+    spec = write_sample_api(tmp_path / "api") / "openapi.yaml"
+    (tmp_path / "api" / "schemas.yaml").rename(tmp_path / "schemas.yaml")
+    spec.write_text(spec.read_text().replace("schemas.yaml#", "../schemas.yaml#"), encoding="utf-8")
+    run = _cli(home, "ingest", "--openapi", str(spec))
+    assert run.returncode == 2, run.said
+    assert "leads outside the folder of the spec" in run.said and "--read-outside" in run.said
+    run = _cli(home, "ingest", "--openapi", str(spec), "--read-outside")
+    assert run.returncode == 0, run.said
+
+
 def test_provider_secrets_in_a_guide_are_scrubbed_before_it_is_stored(
     home: Path, tmp_path: Path
 ) -> None:
