@@ -145,7 +145,8 @@ def create_app(options: ServeOptions, atlas: ApiAtlas | None = None,
     app.add_middleware(
         RequestGuard,
         rules=GuardRules(
-            hosts=options.hosts, token=options.token, max_body_bytes=options.max_body_bytes
+            hosts=options.hosts, token=options.token, max_body_bytes=options.max_body_bytes,
+            body_seconds=options.timeout,
         ),
     )
     _add_error_handlers(app)
@@ -182,6 +183,7 @@ def create_app(options: ServeOptions, atlas: ApiAtlas | None = None,
 _REFUSALS: dict[int | str, dict[str, Any]] = {
     400: {"description": "a malformed request"},
     401: {"description": "no or a wrong token"},
+    408: {"description": "a body that did not arrive within the time limit"},
     413: {"description": "a body over the limit"},
     415: {"description": "a body that is not JSON"},
     421: {"description": "a Host the server does not answer for"},

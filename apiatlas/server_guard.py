@@ -9,7 +9,8 @@
    401 with ``WWW-Authenticate: Bearer`` otherwise.
 3. ``Content-Length`` must be a number within the body limit (400 or 413, before any of the
    body is read), a body must be ``application/json`` (415), and a chunked body is read only up
-   to the limit (413).
+   to the limit (413). A body that has not all arrived within the server's time limit gets 408
+   and its connection closed: a client that declares a body and trickles it holds nothing.
 
 Every refusal is JSON, ``{"error": "..."}``. ``GET /health`` passes without checks: it says
 only that the process is up, for load balancers that send neither the server's name nor a token.
@@ -24,6 +25,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+import anyio
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -46,11 +48,13 @@ class GuardRules:
         hosts: Host names (lower case, no port) that ``Host`` and ``Origin`` may name.
         token: The bearer token every request needs (``None``: none needed).
         max_body_bytes: The largest body read.
+        body_seconds: The longest a body may take to arrive (``None``: no limit).
     """
 
     hosts: frozenset[str] = LOOPBACK_HOSTS
     token: str | None = None
     max_body_bytes: int = MAX_BODY_BYTES
+    body_seconds: float | None = None
 
 
 def host_name(value: str) -> str:
@@ -101,7 +105,13 @@ class RequestGuard:
         if scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        body = await _read_body(receive, self.rules.max_body_bytes)
+        with anyio.move_on_after(self.rules.body_seconds) as waiting:
+            body = await _read_body(receive, self.rules.max_body_bytes)
+        if waiting.cancelled_caught:
+            late = _closing(408, f"the request body did not arrive within "
+                                 f"{self.rules.body_seconds:g} s: send it whole, at once")
+            await late(scope, receive, send)
+            return
         if body is None:  # the client went away
             return
         if isinstance(body, JSONResponse):

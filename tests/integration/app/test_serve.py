@@ -203,3 +203,19 @@ def test_a_bounded_load_is_answered_alike_without_failures_or_growth(served: Ser
     grown_mib = (served.rss_kib() - before) / 1024
     assert grown_mib < 50, f"resident memory grew {grown_mib:.0f} MiB over 100 questions"
     assert "Traceback" not in served.stderr()
+
+
+def test_a_body_slower_than_the_time_limit_gets_408_and_the_server_keeps_serving(
+    sample_home: SampleHome,
+) -> None:
+    with running_server(sample_home.home, "--project", sample_home.project,
+                        "--timeout", "2") as server:
+        started = monotonic()
+        status, body = raw(server.port, b"POST /ask HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                           b"Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n"
+                           b'{"question"')  # ten bytes of the sixty thousand declared
+        assert status == 408, body
+        assert "did not arrive within 2 s" in json.loads(body)["error"]
+        assert monotonic() - started < 20
+        status, result, _ = call(f"{server.url}/ask", ask_body("create a location"))
+        assert status == 200 and result["endpoints"][0]["path"] == "/v2/locations"
