@@ -325,9 +325,5 @@ def _rules() -> tuple[_Rule, ...]:
         _shortest(words),
         decide=_high_entropy_labelled,
     )
-    vendors = tuple(
-        _Rule(kind, re.compile(rf"(?<![\w-])(?P<secret>{pattern.pattern})(?![\w-])"), triggers,
-              check=_vendor_is_real)
-        for kind, pattern, triggers in ds.vendors
-    )
+    vendors = tuple(_vendor(kind, p.pattern, *triggers) for kind, p, triggers in ds.vendors)
     return (*_BLOCK_RULES, *aws, *vendors, *_TOKEN_RULES, labelled, _PROSE)
