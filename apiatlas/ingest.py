@@ -8,11 +8,19 @@ order:
    written before all of them are read, so a broken input leaves the stores as they were;
 2. :func:`prepare` turns them into documents: endpoint cards and guide chunks, each tagged with
    the location it came from (the unit of vector cleanup);
-3. :func:`index` embeds and indexes the documents (LangChain's indexing API);
-4. :func:`build_graph` writes the knowledge graph;
-5. :func:`derive` builds what questions read of each graph revision (the corpus snapshot, the
+3. :func:`plan_graph` builds the graph batches, and :func:`checkpoint` keeps what the stores hold
+   of everything the ingest replaces;
+4. :func:`index` embeds and indexes the documents (LangChain's indexing API);
+5. :func:`build_graph` writes the knowledge graph;
+6. :func:`derive` builds what questions read of each graph revision (the corpus snapshot, the
    ranker's field index, the graph retriever's caches), so that no question pays for them;
-6. :func:`record` vouches for the inputs in the manifest, for the next unchanged ingest.
+7. :func:`record` vouches for the inputs in the manifest, for the next unchanged ingest.
+
+If a step from 4 on fails (or the ingest is interrupted), :func:`put_back` restores the
+checkpoint before the error goes on: the graph, the vectors and what is derived from them are
+as before, and the project answers as it did. A process killed outright cannot do that; it leaves
+the vectors changed and the graph as it was (or both changed, after step 5), and the next ingest
+of the same inputs completes the work.
 
 The loaders and the graph builder are imported inside the steps: a process that only asks
 questions, or re-ingests unchanged files, never pays for them.
@@ -31,7 +39,8 @@ from pydantic import BaseModel, Field
 
 from apiatlas.collector import collector_paused
 from apiatlas.config import Settings
-from apiatlas.graph.model import ChangeSummary
+from apiatlas.errors import StoreError
+from apiatlas.graph.model import ChangeSummary, GraphBatch
 from apiatlas.graph.store import KnowledgeGraphStore
 from apiatlas.loaders.models import ApiSpec, DocPage, LoadWarning
 from apiatlas.manifest import IngestRecord, Manifest, file_hashes, inputs_key, listing
@@ -46,7 +55,7 @@ if TYPE_CHECKING:
     from apiatlas.loaders.fetch import FetchPolicy
     from apiatlas.loaders.splitting import TokenSplitter
     from apiatlas.rag.ranking.pipeline import FieldIndexCache
-    from apiatlas.rag.retrieval.dense import VectorIndex
+    from apiatlas.rag.retrieval.dense import VectorCheckpoint, VectorIndex
     from apiatlas.rag.retrieval.fusion import HybridRetriever
     from apiatlas.rag.retrieval.snapshot import CorpusCache
 
@@ -149,32 +158,94 @@ def run(atlas: ApiAtlas, sources: Sources, project: str,
         # The memory is linked again after the graph is built: one that cannot be opened fails
         # the ingest here, before any store changes.
         atlas.open_memory()
+        batches = plan_graph(atlas.graph, loaded, project)
+        saved = checkpoint(atlas, batches, loaded, project)
         if manifest is not None:
             # From here the stores change: an ingest killed on the way must not leave a record
             # that vouches for them.
             manifest.forget(project)
-        mark = perf_counter()
-        notify("embed and index", 0, len(prepared.documents))
-        report.vectors = index(atlas.vector_index, prepared, loaded, project)
-        notify("embed and index", len(prepared.documents), len(prepared.documents))
-        report.seconds["vectors"] = perf_counter() - mark
-        mark = perf_counter()
-        notify("knowledge graph", 0, 1)
-        report.graph = build_graph(atlas.graph, loaded, project)
-        notify("knowledge graph", 1, 1)
-        report.seconds["graph"] = perf_counter() - mark
-        atlas.relink_memory(project)  # links follow the new graph
-        mark = perf_counter()
-        notify("ranking index", 0, 1)
-        derive(atlas.graph, project, changed=report.vectors.changed, retriever=atlas.retriever,
+        try:
+            write(atlas, prepared, loaded, batches, project, report, notify)
+            report.seconds["total"] = perf_counter() - started
+            if key is not None and manifest is not None:
+                record(manifest, atlas.graph, project, key, sources.locations, loaded.specs,
+                       report)  # fmt: skip
+        except BaseException as error:
+            put_back(atlas, saved, project, error)
+            raise
+        return report
+
+
+def write(atlas: ApiAtlas, prepared: Prepared, loaded: Loaded, batches: list[GraphBatch],
+          project: str, report: IngestReport, notify: ProgressCallback = _silent) -> None:
+    """Steps 4 to 6: the vectors, the graph and what is derived from them, timed in
+    ``report``."""
+    mark = perf_counter()
+    notify("embed and index", 0, len(prepared.documents))
+    report.vectors = index(atlas.vector_index, prepared, loaded, project)
+    notify("embed and index", len(prepared.documents), len(prepared.documents))
+    report.seconds["vectors"] = perf_counter() - mark
+    mark = perf_counter()
+    notify("knowledge graph", 0, 1)
+    report.graph = build_graph(atlas.graph, batches)
+    notify("knowledge graph", 1, 1)
+    report.seconds["graph"] = perf_counter() - mark
+    atlas.relink_memory(project)  # links follow the new graph
+    mark = perf_counter()
+    notify("ranking index", 0, 1)
+    derive(atlas.graph, project, changed=report.vectors.changed, retriever=atlas.retriever,
+           corpus=atlas.corpus, field_indexes=atlas.field_indexes,
+           embeddings=atlas.document_embeddings)  # fmt: skip
+    notify("ranking index", 1, 1)
+    report.seconds["ranking"] = perf_counter() - mark
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What the stores held of everything one ingest replaces, before it wrote anything.
+
+    Attributes:
+        graph: Each scope the ingest's batches replace, as stored (empty when it is new).
+        vectors: The documents of the locations the ingest indexes.
+    """
+
+    graph: list[GraphBatch]
+    vectors: VectorCheckpoint
+
+
+def checkpoint(atlas: ApiAtlas, batches: Sequence[GraphBatch], loaded: Loaded,
+               project: str) -> Checkpoint:
+    """Keep what ``batches`` and the loaded locations will replace in ``atlas``'s stores.
+
+    Raises:
+        StoreError: A store could not be read; nothing has been written.
+    """
+    return Checkpoint(
+        graph=[atlas.graph.batch(project, batch.scope) for batch in batches],
+        vectors=atlas.vector_index.checkpoint(project, loaded.sources),
+    )
+
+
+def put_back(atlas: ApiAtlas, saved: Checkpoint, project: str, error: BaseException) -> None:
+    """Restore ``saved`` after ``error`` stopped an ingest: the vectors, the graph (one
+    transaction), the memory's links and what questions read of them.
+
+    Raises:
+        StoreError: Restoring failed too (it names ``error`` and what to do); ``error`` is
+            re-raised by the caller otherwise.
+    """
+    try:
+        atlas.vector_index.restore(saved.vectors)
+        atlas.graph.apply(saved.graph)
+        atlas.relink_memory(project)
+        derive(atlas.graph, project, changed=True, retriever=atlas.retriever,
                corpus=atlas.corpus, field_indexes=atlas.field_indexes,
                embeddings=atlas.document_embeddings)  # fmt: skip
-        notify("ranking index", 1, 1)
-        report.seconds["ranking"] = perf_counter() - mark
-        report.seconds["total"] = perf_counter() - started
-        if key is not None and manifest is not None:
-            record(manifest, atlas.graph, project, key, sources.locations, loaded.specs, report)
-        return report
+    except Exception as e:
+        raise StoreError(
+            f"the ingest into project {project!r} failed ({error or type(error).__name__}) and "
+            f"putting its previous state back failed too ({e}): ingest it again."
+        ) from error
 
 
 def load(sources: Sources, notify: ProgressCallback = _silent) -> Loaded:
@@ -239,15 +310,21 @@ def index(vector_index: VectorIndex, prepared: Prepared, loaded: Loaded,
     return vector_index.index(prepared.documents, project=project, sources=loaded.sources)
 
 
-def build_graph(graph: KnowledgeGraphStore, loaded: Loaded, project: str) -> ChangeSummary:
-    """Write the project's knowledge graph from the loaded specs and pages.
+def plan_graph(graph: KnowledgeGraphStore, loaded: Loaded, project: str) -> list[GraphBatch]:
+    """The batches that write the project's knowledge graph from the loaded specs and pages
+    (read from ``graph``: the nodes of the scopes they keep, for the guides' links)."""
+    from apiatlas.graph.build.ingest import plan_batches
+
+    return plan_batches(graph, project, specs=loaded.specs, docs=loaded.pages)
+
+
+def build_graph(graph: KnowledgeGraphStore, batches: Sequence[GraphBatch]) -> ChangeSummary:
+    """Apply the batches of :func:`plan_graph` (one transaction).
 
     Raises:
         StoreError: The store failed; the graph is unchanged.
     """
-    from apiatlas.graph.build.ingest import ingest_graph
-
-    return ingest_graph(graph, project, specs=loaded.specs, docs=loaded.pages)
+    return graph.apply(batches)
 
 
 def derive(graph: KnowledgeGraphStore, project: str, *, changed: bool,

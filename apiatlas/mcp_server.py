@@ -26,7 +26,9 @@ Resources (JSON):
 
 stdout carries protocol messages only: while serving, the SDK points file descriptor 1 at stderr,
 where logs go too. apiatlas errors reach the client as tool errors (``isError``) or resource
-errors with their message, and the server keeps serving.
+errors with their message, and the server keeps serving. A line that is not JSON (or nests
+deeper than the parser goes) gets JSON-RPC's parse error, -32700; JSON that is no JSON-RPC
+message gets -32600 (both with a null ``id``).
 """
 
 from __future__ import annotations
@@ -43,13 +45,22 @@ from typing import Annotated, Any  # noqa: E402
 
 import anyio.to_thread  # noqa: E402
 from mcp.server.mcpserver import MCPServer, ResourceSecurity  # noqa: E402
+from mcp.server.stdio import stdio_server  # noqa: E402
+from mcp.shared.message import SessionMessage  # noqa: E402
 from mcp.server.mcpserver.exceptions import (  # noqa: E402
     ResourceError,
     ResourceNotFoundError,
     ToolError,
 )
-from mcp.types import CallToolResult, TextContent  # noqa: E402
-from pydantic import BaseModel  # noqa: E402
+from mcp.types import (  # noqa: E402
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    ErrorData,
+    JSONRPCError,
+    TextContent,
+)
+from pydantic import BaseModel, ValidationError  # noqa: E402
 from pydantic.fields import FieldInfo  # noqa: E402
 
 import apiatlas  # noqa: E402
@@ -140,7 +151,7 @@ def make_server(atlas: ApiAtlas, *, project: str | None = None) -> MCPServer[Non
             _log.warning("apiatlas could not load the embedding model: %s", e)
         yield
 
-    server: MCPServer[None] = MCPServer(
+    server: MCPServer[None] = _StdioServer(
         "apiatlas",
         version=apiatlas.__version__,
         instructions=(
@@ -155,6 +166,43 @@ def make_server(atlas: ApiAtlas, *, project: str | None = None) -> MCPServer[Non
     _add_tools(server, atlas, scope, answering, descriptions)
     _add_resources(server, atlas, scope, answering)
     return server
+
+
+class _StdioServer(MCPServer[None]):
+    """:class:`MCPServer` whose stdio transport answers every line it cannot read (see the
+    module docstring); the SDK's own passes them to the session, which replies nothing."""
+
+    async def run_stdio_async(self) -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+            async def forward() -> None:
+                async with send:
+                    async for item in read_stream:
+                        if isinstance(item, Exception):
+                            await write_stream.send(SessionMessage(unreadable_reply(item)))
+                        else:
+                            await send.send(item)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(forward)
+                lowlevel = self._lowlevel_server  # what MCPServer.run_stdio_async runs
+                await lowlevel.run(receive, write_stream,
+                                   lowlevel.create_initialization_options())  # fmt: skip
+
+
+def unreadable_reply(error: Exception) -> JSONRPCError:
+    """The JSON-RPC error for a line the transport could not read as a message: -32700 when
+    it is not JSON, else -32600. Its ``id`` is null, as JSON-RPC 2.0 asks when the request's
+    cannot be read."""
+    problems = error.errors() if isinstance(error, ValidationError) else []
+    if not problems or problems[0]["type"] == "json_invalid":
+        detail = problems[0]["msg"] if problems else str(error)
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=PARSE_ERROR, message=f"Parse error: the line is not JSON ({detail[:200]})"))
+    return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+        code=INVALID_REQUEST,
+        message="Invalid Request: send a JSON-RPC 2.0 request, notification or response"))
 
 
 def _add_tools(

@@ -7,7 +7,9 @@
    it points at 127.0.0.1 (DNS rebinding). Others get 421 (403 for a foreign ``Origin``).
 2. ``Authorization: Bearer <token>`` when the server has a token (compared in constant time):
    401 with ``WWW-Authenticate: Bearer`` otherwise.
-3. ``Content-Length`` must be a number within the body limit (400 or 413, before any of the
+3. The request line and headers must be within :data:`MAX_HEAD_BYTES` (431; a larger head
+   that the HTTP parser refuses gets 400, also JSON: :mod:`apiatlas.server_protocol`).
+4. ``Content-Length`` must be a number within the body limit (400 or 413, before any of the
    body is read), a body must be ``application/json`` (415), and a chunked body is read only up
    to the limit (413). A body that has not all arrived within the server's time limit gets 408
    and its connection closed: a client that declares a body and trickles it holds nothing.
@@ -34,6 +36,9 @@ LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 """The names a request may give in ``Host`` by default (any port)."""
 MAX_BODY_BYTES = 64 * 1024
 """Largest request body accepted: a question, not a document."""
+MAX_HEAD_BYTES = 16 * 1024
+"""Largest request head (its headers, names and values) accepted: the HTTP parser's own limit
+for a head that arrives in parts."""
 UNCHECKED_PATHS = frozenset({"/health"})
 PUBLIC_PATHS = frozenset({"/docs", "/openapi.json"})
 """Paths that need no token: the protocol is no secret (``Host`` is still checked)."""
@@ -134,6 +139,9 @@ class RequestGuard:
             refused = _token_refusal(headers.get("authorization"), self.rules.token)
             if refused is not None:
                 return refused
+        if sum(len(name) + len(value) for name, value in scope["headers"]) > MAX_HEAD_BYTES:
+            return _closing(431, f"the request's headers are over {MAX_HEAD_BYTES // 1024} KiB "
+                                 "together: send smaller ones")
         lengths = headers.getlist("content-length")
         if len(lengths) > 1 or (lengths and not _DIGITS.fullmatch(lengths[0])):
             return _closing(400, "Content-Length must be one whole number of bytes")

@@ -32,6 +32,7 @@ from apiatlas.errors import UsageError
 from apiatlas.server import DEFAULT_TIMEOUT_S, ServeOptions, create_app
 from apiatlas.server_answer import InProcesses, warm
 from apiatlas.server_guard import MAX_BODY_BYTES, allowed_hosts
+from apiatlas.server_protocol import guarded_protocol
 
 MIN_TOKEN_CHARS = 16
 _TOKEN = re.compile(r"[\x21-\x7e]+")  # visible ASCII: it travels in a header
@@ -146,10 +147,12 @@ def _opened(settings: Settings, options: ServeOptions, workers: int) -> Iterator
 
 
 def _config(app: FastAPI, options: ServeOptions) -> uvicorn.Config:
-    # h11 and asyncio whatever else is installed: the server behaves as it was tested.
+    # h11 (with a deadline for each request's head) and asyncio whatever else is installed:
+    # the server behaves as it was tested.
     return uvicorn.Config(
-        app, http="h11", loop="asyncio", lifespan="on", log_level="warning", access_log=False,
-        server_header=False, timeout_graceful_shutdown=int(options.timeout) + 1,
+        app, http=guarded_protocol(options.timeout), loop="asyncio", lifespan="on",
+        log_level="warning", access_log=False, server_header=False,
+        timeout_graceful_shutdown=int(options.timeout) + 1,
     )  # fmt: skip
 
 

@@ -26,11 +26,12 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, get_args
 
 from apiatlas.graph.model import (
     ChangeSummary,
     Dependency,
+    Edge,
     EndpointDetail,
     EndpointRef,
     GraphBatch,
@@ -67,6 +68,18 @@ class KnowledgeGraphStore(ABC):
     @abstractmethod
     def nodes(self, project: str, label: NodeLabel, *, scope: str | None = None) -> list[Node]:
         """All nodes of ``label`` in the project (optionally only one scope's)."""
+
+    @abstractmethod
+    def edges(self, project: str, *, scope: str) -> list[Edge]:
+        """Every edge the scope owns, ordered by source, type and target."""
+
+    def batch(self, project: str, scope: str) -> GraphBatch:
+        """The scope as stored, as the batch that writes it: applied again, it changes nothing.
+        An ingest keeps these of the scopes it replaces, to put them back if it fails."""
+        nodes = [node for label in get_args(NodeLabel)
+                 for node in self.nodes(project, label, scope=scope)]  # fmt: skip
+        return GraphBatch(project=project, scope=scope, nodes=nodes,
+                          edges=self.edges(project, scope=scope))
 
     @abstractmethod
     def scopes(self, project: str) -> list[str]:

@@ -17,6 +17,11 @@ share of the server's CPU time (uvicorn's workers take connections from one sock
 so 4 keep-alive clients are often split 3 to 1), and the server's resident memory (its processes
 together) before and after the load.
 
+Then one client alone and beside :data:`SLOW_CLIENTS` slow ones (half send a request's head a
+byte at a time, half a declared body; each opens a new connection when the server cuts one), for
+:data:`SLOW_SECONDS` each, interleaved: the normal client's latencies, and how many slow
+connections the server cut.
+
 Then, in new processes: ``apiatlas ask --server URL`` (the thin client) against the standalone
 ``apiatlas ask --home ...``, interleaved, wall time and peak memory, beside ``python -c pass``.
 
@@ -68,6 +73,9 @@ workers that measures the split, not what the server answers)."""
 PROJECT = "demo"
 
 
+SLOW_CLIENTS = 16
+SLOW_SECONDS = 12.0
+"""Long enough that the server's 10 s deadline for a request's head cuts the slow heads."""
 ROUNDS = 3
 """Rounds of the load levels, interleaved (1, 4, 16 clients, then again): on a shared machine one
 round can fall on another job's burst, so each level's throughput is its median round's."""
@@ -200,6 +208,68 @@ def load(url: str, clients: int, seconds: float, workers: list[int]) -> Level:
                  max(used) / (sum(used) or 1.0))
 
 
+@dataclass
+class Beside:
+    """One client's latencies alone and beside the slow clients, and the slow connections the
+    server cut."""
+
+    alone: list[float]
+    beside: list[float]
+    failures: int
+    cut: int
+
+
+def trickle(port: int, count: int, stop: threading.Event) -> int:
+    """``count`` slow connections until ``stop``: even ones send a request's head, odd ones a
+    declared 60,000-byte body, a byte every 0.2 s; a connection the server closes is opened
+    again. Returns how many the server closed."""
+    head = b"POST /ask HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    body_head = head + b"Content-Length: 60000\r\n\r\n"
+
+    def opened(i: int) -> tuple[socket.socket, bytes, int]:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        if i % 2:
+            sock.sendall(body_head)
+        return sock, (head if i % 2 == 0 else b'{"question": "' + b"x" * 59_980), 0
+
+    slow = [opened(i) for i in range(count)]
+    cut = 0
+    while not stop.wait(0.2):
+        for i, (sock, data, sent) in enumerate(slow):
+            try:
+                sock.sendall(data[sent:sent + 1])
+                slow[i] = (sock, data, sent + 1)
+            except OSError:  # the server closed it
+                sock.close()
+                cut += 1
+                slow[i] = opened(i)
+    for sock, _, _ in slow:
+        sock.close()
+    return cut
+
+
+def beside_slow(home: Path, env: dict[str, str]) -> Beside:
+    """One client alone, then beside :data:`SLOW_CLIENTS` slow ones, interleaved."""
+    with serving(home, env) as (url, pid):
+        load(url, 1, SECONDS, [pid])  # warm-up
+        alone: list[Level] = []
+        beside: list[Level] = []
+        cut = 0
+        for _ in range(ROUNDS):
+            alone.append(load(url, 1, SLOW_SECONDS / ROUNDS, [pid]))
+            stop = threading.Event()
+            counted: list[int] = []
+            slow = threading.Thread(target=lambda: counted.append(
+                trickle(urlsplit(url).port or 0, SLOW_CLIENTS, stop)))
+            slow.start()
+            beside.append(load(url, 1, SLOW_SECONDS, [pid]))
+            stop.set()
+            slow.join()
+            cut += counted[0]
+    one, other = merged(alone), merged(beside)
+    return Beside(one.latencies, other.latencies, one.failures + other.failures, cut)
+
+
 def measure(name: str, home: Path, env: dict[str, str], *flags: str) -> Served:
     """Every load level against one server configuration."""
     with serving(home, env, *flags) as (url, pid):
@@ -250,11 +320,12 @@ def run(repeat: int, with_servers: bool) -> str:
         embedded = root / "embedded"
         ingest(embedded, sample, env)
         runs = thin_client(embedded, env, repeat)
+        slow = beside_slow(embedded, env)
         served.append(measure("embedded, 1 process", embedded, env))
         served.append(measure("embedded, --workers 2", embedded, env, "--workers", "2"))
         if with_servers:
             served.extend(_production(root, sample, env))
-    return _report(served, runs)
+    return _report(served, runs, slow)
 
 
 def _production(root: Path, sample: Path, env: dict[str, str]) -> list[Served]:
@@ -278,7 +349,7 @@ def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:.1f}"
 
 
-def _report(served: list[Served], runs: dict[str, list[Run]]) -> str:
+def _report(served: list[Served], runs: dict[str, list[Run]], slow: Beside) -> str:
     load_average = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = [
         f"# apiatlas serve benchmark, {date.today().isoformat()}",
@@ -304,6 +375,22 @@ def _report(served: list[Served], runs: dict[str, list[Run]]) -> str:
                 f" | {level.throughput / one:.2f} | {level.busiest:.0%} | "
                 f"{each.rss_before_mib:.0f} / {each.rss_after_mib:.0f} |"
             )
+    lines += [
+        "",
+        f"## One client beside {SLOW_CLIENTS} slow ones (embedded, 1 process)",
+        "",
+        (f"{ROUNDS} rounds, interleaved: the client alone for {SLOW_SECONDS / ROUNDS:g} s, then "
+         f"beside the slow clients for {SLOW_SECONDS:g} s. The server cut {slow.cut} slow "
+         f"connections; {slow.failures} of the client's questions failed."),
+        "",
+        "| client | questions | p50 ms | p95 ms | p95 x alone |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    alone95 = percentile(slow.alone, 95) or 1.0
+    for name, latencies in (("alone", slow.alone), ("beside the slow clients", slow.beside)):
+        lines.append(f"| {name} | {len(latencies)} | {_ms(percentile(latencies, 50))} | "
+                     f"{_ms(percentile(latencies, 95))} | "
+                     f"{(percentile(latencies, 95) or 0.0) / alone95:.2f} |")
     lines += [
         "",
         f"## `apiatlas ask` in a new process ({len(runs['thin'])} runs each, interleaved)",

@@ -142,6 +142,13 @@ class InMemoryGraphStore(LinkedGraphStore):
                     for k, r in sorted(g.nodes.items())
                     if r.label == label and scope in (None, r.scope)]  # fmt: skip
 
+    def edges(self, project: str, *, scope: str) -> list[Edge]:
+        """See :meth:`KnowledgeGraphStore.edges`."""
+        with self._project(project) as g:
+            return [Edge(src=src, type=type_, dst=dst, props=json.loads(props))  # type: ignore[arg-type]
+                    for (owner, src, type_, dst), props in sorted(g.edges.items())
+                    if owner == scope]  # fmt: skip
+
     def scopes(self, project: str) -> list[str]:
         """See :meth:`KnowledgeGraphStore.scopes`."""
         with self._project(project) as g:

@@ -92,6 +92,12 @@ MATCH (a:ApiAtlas {project: $project})-[r]->(b:ApiAtlas)
 WHERE r.scope = $scope
 RETURN a.key AS src, type(r) AS type, b.key AS dst, r.hash AS hash
 """
+EDGES_BY_SCOPE = """
+MATCH (a:ApiAtlas {project: $project})-[r]->(b:ApiAtlas)
+WHERE r.scope = $scope
+RETURN a.key AS src, type(r) AS type, b.key AS dst, properties(r) AS props
+ORDER BY src, type, dst
+"""
 # Rows whose source or target node does not exist match nothing and are skipped.
 INSERT_EDGES = """
 UNWIND $rows AS row

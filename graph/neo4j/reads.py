@@ -113,6 +113,13 @@ def nodes(project: str, label: NodeLabel, scope: str | None) -> Plan[list[Node]]
     return [_node(r) for r in rows]
 
 
+def edges(project: str, scope: str) -> Plan[list[Edge]]:
+    """See :meth:`KnowledgeGraphStore.edges`."""
+    rows = yield q.EDGES_BY_SCOPE, {"project": project, "scope": scope}
+    return [Edge(src=r["src"], type=r["type"], dst=r["dst"], props=decode(r["props"]))
+            for r in rows]  # fmt: skip
+
+
 def revision(project: str) -> Plan[str]:
     """See :meth:`KnowledgeGraphStore.revision`."""
     rows = yield q.REVISION, {"project": project}

@@ -25,6 +25,7 @@ from apiatlas.graph.neo4j import queries as q
 from apiatlas.graph.model import (
     ChangeSummary,
     Dependency,
+    Edge,
     EndpointDetail,
     EndpointRef,
     GraphBatch,
@@ -280,6 +281,10 @@ class Neo4jGraphStore(Neo4jAsyncReads, Neo4jMemoryLinks):
     def nodes(self, project: str, label: NodeLabel, *, scope: str | None = None) -> list[Node]:
         """See :meth:`KnowledgeGraphStore.nodes`."""
         return self._run(reads.nodes(project, label, scope))
+
+    def edges(self, project: str, *, scope: str) -> list[Edge]:
+        """See :meth:`KnowledgeGraphStore.edges`."""
+        return self._run(reads.edges(project, scope))
 
     def scopes(self, project: str) -> list[str]:
         """See :meth:`KnowledgeGraphStore.scopes`."""

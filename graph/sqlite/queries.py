@@ -120,6 +120,10 @@ NODES_BY_LABEL_SCOPE = """
 SELECT key, label, props FROM nodes WHERE project = ? AND label = ? AND scope = ? ORDER BY key
 """
 NODE = "SELECT key, label, props FROM nodes WHERE project = ? AND key = ?"
+EDGES_BY_SCOPE = """
+SELECT src, type, dst, props FROM edges WHERE project = ? AND scope = ?
+ORDER BY src, type, dst
+"""
 
 _FIND_ENDPOINTS = f"""
 SELECT key, props FROM nodes

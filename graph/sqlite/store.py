@@ -165,6 +165,13 @@ class SqliteGraphStore(LinkedGraphStore):
         return [Node(key=k, label=lbl, props=p)
                 for (k, lbl, _), p in zip(rows, _parsed(r[2] for r in rows))]
 
+    def edges(self, project: str, *, scope: str) -> list[Edge]:
+        """See :meth:`KnowledgeGraphStore.edges`."""
+        with self._read() as conn:
+            rows = conn.execute(q.EDGES_BY_SCOPE, (project, scope)).fetchall()
+        return [Edge(src=src, type=type_, dst=dst, props=p)
+                for (src, type_, dst, _), p in zip(rows, _parsed(r[3] for r in rows))]
+
     def scopes(self, project: str) -> list[str]:
         """See :meth:`KnowledgeGraphStore.scopes`."""
         with self._read() as conn:

@@ -81,6 +81,25 @@ class KnowledgeGraphStoreTests:
         assert again.nodes_unchanged == sum(store.stats(P).nodes.values())
         assert snapshot(store) == before
 
+    def test_a_scope_read_back_as_a_batch_puts_it_back(self, store: KnowledgeGraphStore) -> None:
+        load(store)
+        before = snapshot(store)
+        saved = [store.batch(P, scope) for scope in store.scopes(P)]
+        built = build_api_batch(shipping_spec(), project=P)
+        api = next(b for b in saved if b.scope == built.scope)
+        assert sorted(api.nodes, key=lambda n: n.key) == sorted(built.nodes, key=lambda n: n.key)
+        assert {(e.src, e.type, e.dst) for e in api.edges} == {
+            (e.src, e.type, e.dst) for e in built.edges}
+        assert api.edges == sorted(api.edges, key=lambda e: (e.src, e.type, e.dst))
+        assert not store.apply(saved).changed  # as stored: applied again, nothing changes
+        ingest_graph(store, P, specs=[shipping_spec(
+            summary_override={"GET /v2/carriers": "Enumerate hauliers"},
+            drop={"GET /v2/shipments/{shipment_id}"})])
+        assert snapshot(store) != before
+        assert store.apply(saved).changed  # an ingest's undo
+        assert snapshot(store) == before
+        assert store.batch(P, "no-such-scope") == GraphBatch(project=P, scope="no-such-scope")
+
     def test_changed_summary_updates_exactly_one_node(self, store: KnowledgeGraphStore) -> None:
         load(store)
         changed = ingest_graph(

@@ -12,6 +12,7 @@ PostgreSQL + pgvector (:mod:`apiatlas.rag.retrieval.pgvector`) at ``Settings.dat
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
     from langchain_chroma import Chroma
 
 T = TypeVar("T")
+
+PAGE = 5_000
+"""Most records one read or delete names. The embedded store (Chroma on SQLite) refuses a
+statement with more than 32,766 values, which a project of that many documents reaches."""
 
 # chromadb, langchain-chroma and the indexing API's SQL record manager are imported where they
 # are used: together they cost seconds, and commands that only read the graph or the project
@@ -250,11 +255,47 @@ def _get(
 ) -> dict[str, Any]:
     where = scope_filter(vector_store, project, api)
     try:
-        return vector_store.get(  # type: ignore[attr-defined, no-any-return]  # both have get()
-            where=where, include=include
-        )
+        if not _is_chroma(vector_store):
+            return vector_store.get(  # type: ignore[attr-defined, no-any-return]  # has get()
+                where=where, include=include
+            )
+        # Chroma names every record it returns in one SQLite statement: read in pages.
+        got: dict[str, list[Any]] = {key: [] for key in ("ids", *include)}
+        while True:
+            page = vector_store.get(  # type: ignore[attr-defined]
+                where=where, include=include, limit=PAGE, offset=len(got["ids"])
+            )
+            for key, values in got.items():
+                values.extend(page[key])
+            if len(page["ids"]) < PAGE:
+                return got
     except Exception as e:
         raise StoreError(f"Could not read project {project!r} from the vector store: {e}") from e
+
+
+def _is_chroma(vector_store: VectorStore) -> bool:
+    from langchain_chroma import Chroma
+
+    return isinstance(vector_store, Chroma)
+
+
+def _pages(items: Sequence[T]) -> list[Sequence[T]]:
+    return [items[i:i + PAGE] for i in range(0, len(items), PAGE)]
+
+
+@dataclass(frozen=True)
+class VectorCheckpoint:
+    """What a set of groups held in the vector store, to put back if an ingest fails.
+
+    Attributes:
+        project: The project.
+        groups: The group ids (``<project>|<group>``) it covers.
+        documents: Every document those groups held, with ``id`` set (the record key).
+    """
+
+    project: str
+    groups: tuple[str, ...]
+    documents: list[Document]
 
 
 class VectorIndex:
@@ -331,16 +372,59 @@ class VectorIndex:
             num_deleted=result["num_deleted"] + deleted,
         )
 
+    def checkpoint(self, project: str, groups: Sequence[str]) -> VectorCheckpoint:
+        """What ``groups`` of ``project`` hold now, for :meth:`restore`.
+
+        Raises:
+            StoreError: The vector store or record manager failed.
+        """
+        ids = tuple(_group_id(project, g) for g in dict.fromkeys(groups))
+        try:
+            keys = self.record_manager.list_keys(group_ids=list(ids)) if ids else []
+            documents = [doc for page in _pages(keys)
+                         for doc in self.vector_store.get_by_ids(page)]  # fmt: skip
+        except Exception as e:
+            raise StoreError(f"Could not read project {project!r} from the vector store: {e}") from e
+        return VectorCheckpoint(project, ids, documents)
+
+    def restore(self, saved: VectorCheckpoint) -> None:
+        """Make the groups of ``saved`` hold what they held when it was taken: documents added
+        since go, documents removed since come back (their vectors from the embedding cache,
+        where the store has one).
+
+        Raises:
+            StoreError: The vector store or record manager failed.
+        """
+        by_key = {str(doc.id): doc for doc in saved.documents}
+        try:
+            now = set(self.record_manager.list_keys(group_ids=list(saved.groups)))
+            self._delete_keys([key for key in now if key not in by_key])
+            gone = [doc for key, doc in by_key.items() if key not in now]
+            for page in _pages(gone):
+                self.vector_store.add_documents(list(page), ids=[str(d.id) for d in page])
+            keys = list(by_key)
+            for page in _pages(keys):
+                self.record_manager.update(
+                    page, group_ids=[by_key[k].metadata.get(SOURCE_ID_KEY) for k in page]
+                )
+        except Exception as e:
+            raise StoreError(
+                f"Could not put project {saved.project!r}'s vectors back: {e}"
+            ) from e
+
     def _delete_groups(self, group_ids: list[str]) -> int:
         # scoped_full only cleans sources that still yield a document; a source that now yields
         # none would keep its stale records forever, so its keys are removed here directly.
         if not group_ids:
             return 0
         keys = self.record_manager.list_keys(group_ids=group_ids)
-        if keys:
-            self.vector_store.delete(keys)
-            self.record_manager.delete_keys(keys)
+        self._delete_keys(keys)
         return len(keys)
+
+    def _delete_keys(self, keys: Sequence[str]) -> None:
+        for page in _pages(keys):
+            self.vector_store.delete(list(page))
+            self.record_manager.delete_keys(list(page))
 
 
 def _without_password(url: str) -> str:

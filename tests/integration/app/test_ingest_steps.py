@@ -43,7 +43,9 @@ def test_load_then_prepare_gives_one_card_per_endpoint_and_tagged_chunks(
 def test_build_graph_writes_what_was_loaded(sample: Path, tmp_path: Path) -> None:
     loaded = ingest.load(ingest.Sources(openapi=[sample / "openapi.yaml"]))
     with ApiAtlas(Settings(home=tmp_path / "home")) as atlas:
-        changes = ingest.build_graph(atlas.graph, loaded, "demo")
+        batches = ingest.plan_graph(atlas.graph, loaded, "demo")
+        assert atlas.graph.projects() == []  # planning writes nothing
+        changes = ingest.build_graph(atlas.graph, batches)
         stats = atlas.stats("demo")
     assert changes.changed
     assert stats.nodes["Endpoint"] == sum(len(spec.endpoints) for spec in loaded.specs)

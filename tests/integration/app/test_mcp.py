@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 import pytest
@@ -297,3 +300,46 @@ def test_without_the_extra_mcp_names_it(
     out, err = capsys.readouterr()
     assert out == ""
     assert "pip install 'apiatlas[mcp]'" in " ".join(err.split())
+
+
+def test_every_unreadable_line_gets_its_json_rpc_error_and_the_server_keeps_serving(
+    sample_home: SampleHome,
+) -> None:
+    """Raw lines on stdin, as a broken client sends them: each gets one reply on stdout, in
+    order, and a well-formed request after them is answered."""
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}}
+    lines = [
+        json.dumps(hello),
+        "this is not json",
+        "[" * 100_000 + "]" * 100_000,  # deeper than any parser goes
+        '{"jsonrpc": "2.0", "id": 7',  # cut short
+        json.dumps({"jsonrpc": "1.0", "id": 8, "method": "ping"}),  # JSON, not JSON-RPC 2.0
+        json.dumps([1, 2, 3]),
+        json.dumps({"jsonrpc": "2.0", "id": 9, "method": "ping"}),
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "apiatlas.cli", "mcp", "--home", str(sample_home.home),
+         "--project", sample_home.project],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=sample_home.home.parent,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("\n".join(lines) + "\n")
+    proc.stdin.flush()
+    replies = []
+    deadline = monotonic() + 120
+    while len(replies) < 7 and monotonic() < deadline:
+        if select.select([proc.stdout], [], [], 1)[0]:
+            replies.append(json.loads(proc.stdout.readline()))
+    _, err = proc.communicate(timeout=60)  # stdin closes: the server ends
+    by_id = {r.get("id"): r for r in replies}
+    assert len(replies) == 7 and set(by_id) == {1, None, 9}, replies
+    assert by_id[1]["result"]["serverInfo"]["name"] == "apiatlas"
+    assert by_id[9]["result"] == {}
+    unreadable = [r["error"] for r in replies if r.get("id") is None]
+    assert sorted(e["code"] for e in unreadable) == [-32700, -32700, -32700, -32600, -32600]
+    assert all(e["message"].startswith(("Parse error: the line is not JSON", "Invalid Request"))
+               for e in unreadable)  # fmt: skip
+    assert proc.returncode == 0 and "Traceback" not in err

@@ -4,12 +4,13 @@ request gets its 4xx as JSON without a traceback or a stop."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from time import monotonic
+from time import monotonic, sleep
 
 import pytest
 
@@ -71,9 +72,13 @@ def _post(body: bytes, *headers: bytes) -> bytes:
 
 JSON = b"Content-Type: application/json"
 MALFORMED = {
-    # uvicorn's HTTP parser refuses these itself, with a plain-text 400.
-    "length-not-a-number": (_post(b"{}", JSON, b"Content-Length: abc"), 400, None),
-    "length-negative": (_post(b"{}", JSON, b"Content-Length: -1"), 400, None),
+    # The HTTP parser refuses these itself (as JSON too).
+    "length-not-a-number": (_post(b"{}", JSON, b"Content-Length: abc"), 400, "not valid HTTP"),
+    "length-negative": (_post(b"{}", JSON, b"Content-Length: -1"), 400, "not valid HTTP"),
+    "headers-over-16-kib": (_post(b"{}", JSON, b"X-Padding: " + b"p" * 20_000), 431, "16 KiB"),
+    "head-over-the-parser-s-limit": (b"POST /ask HTTP/1.1\r\nX-Padding: " + b"p" * 40_000,
+                                     400, "16 KiB"),
+    "not-http": (b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03\r\n\r\n", 400, "not valid HTTP"),
     # Refused before a byte of the body is read.
     "length-over-the-limit": (_post(b"{}", JSON, b"Content-Length: 99999999999"), 413, "over"),
     "chunked-over-the-limit": (
@@ -98,8 +103,7 @@ def test_each_malformed_request_gets_its_4xx(served: Server, case: str) -> None:
     data, expected, says = MALFORMED[case]
     status, body = raw(served.port, data)
     assert status == expected, body
-    if says is not None:
-        assert says in json.loads(body)["error"]
+    assert says in json.loads(body)["error"]
 
 
 def test_no_malformed_request_left_a_traceback_and_the_server_still_answers(
@@ -219,3 +223,63 @@ def test_a_body_slower_than_the_time_limit_gets_408_and_the_server_keeps_serving
         assert monotonic() - started < 20
         status, result, _ = call(f"{server.url}/ask", ask_body("create a location"))
         assert status == 200 and result["endpoints"][0]["path"] == "/v2/locations"
+
+
+def test_a_connection_that_trickles_its_headers_or_sends_none_is_closed_with_408(
+    sample_home: SampleHome,
+) -> None:
+    """150 connections, each sending its request line and headers a byte every half second,
+    one that sends nothing and one that trickles its second request: all closed with a JSON 408
+    at the head deadline, while a normal client is answered."""
+    with running_server(sample_home.home, "--project", sample_home.project,
+                        "--timeout", "2") as server:
+        head = b"POST /ask HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        started = monotonic()
+        slow = [socket.create_connection(("127.0.0.1", server.port), timeout=30)
+                for _ in range(150)]
+        idle = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+        second = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+        second.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert second.recv(65536).startswith(b"HTTP/1.1 200")
+        every = [*slow, idle, second]
+        got = {sock: b"" for sock in every}
+        ended: set[socket.socket] = set()  # closed by the server
+        sent = 0
+        while len(ended) < len(every) and monotonic() - started < 30:
+            for sock in [*slow, second]:
+                if sock not in ended:
+                    try:
+                        sock.sendall(head[sent:sent + 1])
+                    except OSError:  # closed by the server: its reply is read below
+                        pass
+            sent += 1
+            if sent == 2:
+                status, answer, _ = call(f"{server.url}/ask", ask_body("create a location"))
+                assert status == 200 and answer["endpoints"][0]["path"] == "/v2/locations"
+            sleep(0.5)
+            for sock in every:
+                if sock in ended:
+                    continue
+                sock.setblocking(False)
+                try:
+                    while chunk := sock.recv(65536):
+                        got[sock] += chunk
+                    ended.add(sock)
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    ended.add(sock)
+                sock.setblocking(True)
+        took = monotonic() - started
+        assert sent < len(head), "a connection sent its whole head: trickle slower"
+        assert len(ended) == len(every)
+        got[second] = got[second].partition(b'{"status":"ok"}')[2]  # the rest of its first reply
+        late = [got[sock][:40] for sock in every if not got[sock].startswith(b"HTTP/1.1 408")]
+        assert not late, late
+        error = json.loads(got[slow[0]].partition(b"\r\n\r\n")[2])["error"]
+        assert "did not arrive within 2 s" in error
+        assert took < 15
+        for sock in [*slow, idle, second]:
+            sock.close()
+        assert call(f"{server.url}/ask", ask_body("create a location"))[0] == 200
+        assert "Traceback" not in server.stderr()

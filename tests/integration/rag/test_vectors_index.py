@@ -21,6 +21,7 @@ from apiatlas.rag.runtime.embeddings import (
     load_embeddings,
     local_tokenizer,
 )
+from apiatlas.rag.retrieval import dense
 from apiatlas.rag.retrieval.dense import VectorIndex, load_corpus, open_vector_store
 
 # (api, method, path, operationId, summary): see endpoint_cards.Row.
@@ -212,3 +213,32 @@ def test_openai_without_the_extra_names_the_extra(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setitem(sys.modules, "langchain_openai", None)  # as when it is not installed
     with pytest.raises(MissingExtraError, match=r"apiatlas\[openai\]"):
         load_embeddings(Settings(embeddings="openai"))
+
+
+def test_reads_in_pages_and_a_checkpoint_puts_the_groups_back(
+    vindex: VectorIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pages of 5: Chroma refuses one statement naming more than 32,766 records, so a project
+    # of that many documents is read in pages (here 22 documents in five of them).
+    monkeypatch.setattr(dense, "PAGE", 5)
+    vindex.index(cards_of("a", CARDS), project="a", sources=SOURCES)
+    vindex.index(cards_of("b", CARDS[:3]), project="b", sources=SOURCES[:1])
+    assert len(load_corpus(vindex.vector_store, project="a")) == N
+    before = sorted((d.id, d.page_content) for d in load_corpus(vindex.vector_store, project="a"))
+    saved = vindex.checkpoint("a", SOURCES)
+    assert len(saved.documents) == N
+    keys = sorted(vindex.record_manager.list_keys(group_ids=list(saved.groups)))
+
+    changed = [d for d in cards_of("a", CARDS) if d.metadata["api"] == "square"]
+    changed[0].page_content += "\nA location is a physical store."
+    vindex.index(changed, project="a", sources=SOURCES)  # one changed, the lob cards gone
+    assert sorted((d.id, d.page_content)
+                  for d in load_corpus(vindex.vector_store, project="a")) != before
+
+    vindex.restore(saved)
+    assert sorted((d.id, d.page_content)
+                  for d in load_corpus(vindex.vector_store, project="a")) == before
+    assert sorted(vindex.record_manager.list_keys(group_ids=list(saved.groups))) == keys
+    assert len(load_corpus(vindex.vector_store, project="b")) == 3  # another project untouched
+    again = vindex.index(cards_of("a", CARDS), project="a", sources=SOURCES)
+    assert (again.num_added, again.num_skipped, again.num_deleted) == (0, N, 0)
