@@ -22,6 +22,10 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 MAX_HEAD_SECONDS = 10.0
 """The longest a request's head (request line and headers) may take to arrive: a client sends
 it in one write; a slower one is holding the connection."""
+LINGER_SECONDS = 2.0
+"""How long a refused connection's input is read and dropped after the refusal is sent, before
+it is closed: closed at once, a client still sending gets a reset, which can discard the
+refusal before the client reads it."""
 
 
 def head_seconds(timeout: float) -> float:
@@ -44,12 +48,15 @@ class GuardedH11Protocol(H11Protocol):
 
     head_seconds: float = MAX_HEAD_SECONDS
     _head_timer: asyncio.TimerHandle | None = None
+    _refused: bool = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._await_head()
 
     def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return  # dropped until the connection closes
         super().data_received(data)
         if self.conn.their_state is h11.IDLE:
             self._await_head()  # a request begun, or bytes short of one
@@ -69,11 +76,10 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
     def send_400_response(self, msg: str) -> None:
-        self.transport.write(_refusal(
+        self._refuse(_refusal(
             400, "Bad Request", "the request is not valid HTTP/1.1, or its request line and "
             "headers are over 16 KiB together: send a well-formed request with smaller headers",
         ))  # fmt: skip
-        self.transport.close()
 
     def _await_head(self) -> None:
         if self._head_timer is None and self.timeout_keep_alive_task is None:
@@ -88,11 +94,21 @@ class GuardedH11Protocol(H11Protocol):
         self._head_timer = None
         if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
             return
-        self.transport.write(_refusal(
+        self._refuse(_refusal(
             408, "Request Timeout", f"the request's headers did not arrive within "
             f"{self.head_seconds:g} s: send the request line and headers at once",
         ))  # fmt: skip
-        self.transport.close()
+
+    def _refuse(self, response: bytes) -> None:
+        """Send ``response`` and end the connection: our side at once, then whatever the client
+        still sends is dropped for :data:`LINGER_SECONDS` before the connection is closed."""
+        self._refused = True
+        self.transport.write(response)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+            self.loop.call_later(LINGER_SECONDS, self.transport.close)
+        else:
+            self.transport.close()
 
 
 def guarded_protocol(timeout: float) -> type[GuardedH11Protocol]:
