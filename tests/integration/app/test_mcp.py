@@ -305,13 +305,15 @@ def test_without_the_extra_mcp_names_it(
 def test_every_unreadable_line_gets_its_json_rpc_error_and_the_server_keeps_serving(
     sample_home: SampleHome,
 ) -> None:
-    """Raw lines on stdin, as a broken client sends them: each gets one reply on stdout, in
-    order, and a well-formed request after them is answered."""
+    """Raw lines on stdin, as a broken client sends them after the handshake: each gets one
+    reply on stdout, and a well-formed request after them is answered.
+
+    The handshake is awaited first, as clients do: pipelined right behind ``initialize``, a
+    ping was once left unanswered by the SDK on a loaded machine."""
     hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "raw", "version": "1"}}}
     lines = [
-        json.dumps(hello),
         "this is not json",
         "[" * 100_000 + "]" * 100_000,  # deeper than any parser goes
         '{"jsonrpc": "2.0", "id": 7',  # cut short
@@ -326,13 +328,21 @@ def test_every_unreadable_line_gets_its_json_rpc_error_and_the_server_keeps_serv
         cwd=sample_home.home.parent,
     )  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("\n".join(lines) + "\n")
-    proc.stdin.flush()
-    replies = []
     deadline = monotonic() + 120
-    while len(replies) < 7 and monotonic() < deadline:
-        if select.select([proc.stdout], [], [], 1)[0]:
-            replies.append(json.loads(proc.stdout.readline()))
+    replies = []
+
+    def read(count: int) -> None:
+        while len(replies) < count and monotonic() < deadline:
+            if select.select([proc.stdout], [], [], 1)[0]:
+                replies.append(json.loads(proc.stdout.readline()))
+
+    proc.stdin.write(json.dumps(hello) + "\n")
+    proc.stdin.flush()
+    read(1)
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    proc.stdin.write("\n".join([json.dumps(initialized), *lines]) + "\n")
+    proc.stdin.flush()
+    read(7)
     _, err = proc.communicate(timeout=60)  # stdin closes: the server ends
     by_id = {r.get("id"): r for r in replies}
     assert len(replies) == 7 and set(by_id) == {1, None, 9}, replies
