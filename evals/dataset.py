@@ -23,10 +23,11 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 """A dataset name (a file name in its split's folder, never a path)."""
 SPLITS = ("dev", "test")
-VALIDATION = ("docusign", "figma", "intercom")
+VALIDATION = ("docusign", "figma", "intercom", "memory-intercom")
 """Dev datasets kept out of training: APIs the ranker has never seen, scored by the model
 trained on the other dev sets (open to development, unlike the test sets). Training on them
-too left the out-of-fold top1 of the other dev sets unchanged (0.529 -> 0.527, 2026-11-24)."""
+too left the out-of-fold top1 of the other dev sets unchanged (0.529 -> 0.527, 2026-11-24).
+``memory-intercom`` is the team history that memory is never fitted or calibrated on."""
 """Dev datasets are for developing and calibrating; test datasets only report."""
 DATASETS_DIR = Path(__file__).resolve().parent / "datasets"
 """The curated datasets, ``<split>/<name>.yaml``; a source checkout has them, a wheel does not."""

@@ -22,6 +22,7 @@ METRIC_KEYS: tuple[str, ...] = (
     "latency_ms_p50", "latency_ms_p95", "memory_precedence", "top1_acceptable",
     "primary_precision", "ordered_pairs", "latency_warm_ms_p50", "latency_warm_ms_p95",
     "confident_precision", "confident_coverage", "unanswerable_answered", "ece",
+    "control_clean", "memory_cited_mean",
 )
 """The keys of one strategy's results in ``report.json``: issue 3's contract order, the
 additive ``memory_precedence`` of issue 5, then issue 10's: ``top1_acceptable`` (the lenient
@@ -33,7 +34,10 @@ cases: the share of expected endpoint pairs ranked in call order) and warm laten
 expected), ``confident_coverage`` (the share of answerable cases with outcome ``answer``),
 ``unanswerable_answered`` (the share of unanswerable cases with outcome ``answer``) and ``ece``
 (the expected calibration error of ``confidence`` over :data:`ECE_BINS` bins, every case: an
-unanswerable case's first endpoint is never right). ``top1`` counts expected endpoints only,
+unanswerable case's first endpoint is never right), then issue 54's, over the memory and control
+cases (``None`` where there are none, or for a strategy that does not read memory):
+``control_clean`` (the share of control cases, ``expected_memories: []``, citing no memory) and
+``memory_cited_mean`` (memories cited per answer). ``top1`` counts expected endpoints only,
 and ``latency_ms_*`` are cold: the question's embedding is not cached."""
 ECE_BINS = 10
 
@@ -215,7 +219,20 @@ def compute_metrics(records: Sequence[CaseRecord]) -> Metrics:
     followed = [ok for r in records if (ok := memory_ok(r)) is not None]
     metrics["memory_precedence"] = _mean([float(ok) for ok in followed])
     metrics.update(confidence_metrics(records))
+    metrics.update(citation_metrics(records))
     return {key: metrics[key] for key in METRIC_KEYS}
+
+
+def citation_metrics(records: Sequence[CaseRecord]) -> Metrics:
+    """Issue 54's two figures of one strategy on one dataset (see :data:`METRIC_KEYS`)."""
+    cited = [
+        r for r in records if r.expected_memories is not None and r.cited_memories is not None
+    ]
+    controls = [r for r in cited if not r.expected_memories]
+    return {
+        "control_clean": _mean([float(not r.cited_memories) for r in controls]),
+        "memory_cited_mean": _mean([float(len(r.cited_memories or [])) for r in cited]),
+    }
 
 
 def confidence_metrics(records: Sequence[CaseRecord]) -> Metrics:

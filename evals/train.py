@@ -22,7 +22,7 @@ import hashlib
 import json
 import platform
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -57,8 +57,6 @@ from apiatlas.rag.retrieval.dense import load_card_texts
 DATASETS = Path(__file__).resolve().parent / "datasets"
 DEV = DATASETS / "dev"
 HOMES = Path(".apiatlas") / "train"
-EXCLUDED = ("sample-memory",)
-"""Dev datasets whose expected answers follow project memory, not the docs: not ranking data."""
 MEASURED_ONLY = ("near-miss", "neighbour")
 """Tags of dev cases that are scored but not fitted on: the testers' questions about operations
 an API does not have (issue 52). Fitted on as well (2026-12-02: 100 cases over the seven
@@ -105,8 +103,14 @@ def dev_datasets(folder: Path = DEV, names: Sequence[str] = ()) -> list[Dataset]
     """
     if folder.resolve().name != "dev":
         raise UsageError(f"{folder}: training reads dev datasets only (evals/datasets/dev)")
-    skipped = EXCLUDED + VALIDATION
-    return [load_dataset(f) for f in dataset_files(folder, names) if f.stem not in skipped]
+    files = [f for f in dataset_files(folder, names) if f.stem not in VALIDATION]
+    return ranking_datasets(load_dataset(f) for f in files)
+
+
+def ranking_datasets(datasets: Iterable[Dataset]) -> list[Dataset]:
+    """The datasets the ranker learns from: those without project memory, whose expected
+    answers follow the team's memory rather than the docs."""
+    return [d for d in datasets if not d.memories]
 
 
 def collect(
@@ -327,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(validation sets included) instead of training")
     args = parser.parse_args(argv)
     if args.sweep:
-        every = [load_dataset(f) for f in dataset_files(DEV) if f.stem not in EXCLUDED]
+        every = ranking_datasets(load_dataset(f) for f in dataset_files(DEV))
         model = model_id(load_embeddings(Settings()))
         for line in sweep(collect(every, args.homes), model):
             print(line, flush=True)

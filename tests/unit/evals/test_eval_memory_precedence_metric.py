@@ -66,6 +66,24 @@ def test_the_metric_is_the_share_over_memory_cases_and_null_otherwise() -> None:
     assert compute_metrics([rec("a", [V1], None, ["v1"])])["memory_precedence"] is None
 
 
+def test_controls_citing_nothing_and_memories_cited_per_answer() -> None:
+    agent = [
+        rec("m", [V1], ["v1"], ["v1", "warn"]),
+        rec("c1", [V1], [], []),
+        rec("c2", [V1], [], ["v1"]),
+        rec("c3", ["GET /x"], [], []),  # wrong first endpoint: still cites no memory
+        rec("plain", [V1], None, ["v1", "v2", "v3"]),  # not a memory or control case
+    ]
+    metrics = compute_metrics(agent)
+    assert metrics["control_clean"] == round(2 / 3, 4)
+    assert metrics["memory_cited_mean"] == round(3 / 4, 4)
+    only_memory = compute_metrics(agent[:1])
+    assert only_memory["control_clean"] is None and only_memory["memory_cited_mean"] == 2.0
+    for plain in ([rec("a", [V1], [], None)], [rec("a", [V1], None, [])]):
+        assert compute_metrics(plain)["control_clean"] is None
+        assert compute_metrics(plain)["memory_cited_mean"] is None
+
+
 def test_citations_are_read_back_as_dataset_keys() -> None:
     loaded = DatasetMemories(ids={"v1": "mem_a", "warn": "mem_b"}, superseded=["old"])
 
