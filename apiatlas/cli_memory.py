@@ -154,6 +154,12 @@ def _print_written(verb: str, memory: Memory, console: Console) -> None:
     if memory.scrubbed:
         # The user must know the stored text differs from what they typed, and why.
         console.print(f"removed: {', '.join(memory.scrubbed)}", markup=False, highlight=False)
+    if memory.inferred_refs:
+        console.print(
+            f"linked to what its text names: {', '.join(memory.inferred_refs)} (inferred; "
+            "supersede it with --refs to change)",
+            markup=False, highlight=False,
+        )
 
 
 def _print_memories(memories: list[Memory], as_json: bool, console: Console, title: str) -> None:
@@ -176,7 +182,8 @@ def _print_memories(memories: list[Memory], as_json: bool, console: Console, tit
         elif m.superseded_by:
             valid += f" (-> {m.superseded_by})"
         text = "\n".join([m.text, *(f"{i}. {s}" for i, s in enumerate(m.steps, 1))])
-        table.add_row(m.id, m.kind, text, "\n".join(m.refs), valid)
+        refs = [*m.refs, *(f"{r} (inferred)" for r in m.inferred_refs)]
+        table.add_row(m.id, m.kind, text, "\n".join(refs), valid)
     console.print(table)
 
 

@@ -185,9 +185,13 @@ def remember(
     kind: str = "fact",
     refs: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Record a project memory; returns its id and what was stored (secrets scrubbed)."""
+    """Record a project memory; returns its id and what was stored (secrets scrubbed, and the
+    endpoints its text names as ``inferred_refs`` when no endpoint ref was given)."""
     memory = atlas.memory(project).remember(text, kind=kind, refs=refs or [])  # type: ignore[arg-type]
-    return {"id": memory.id, "kind": memory.kind, "text": memory.text, "refs": list(memory.refs)}
+    return {
+        "id": memory.id, "kind": memory.kind, "text": memory.text, "refs": list(memory.refs),
+        "inferred_refs": list(memory.inferred_refs),
+    }
 
 
 def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -169,7 +169,8 @@ class MemoryStep:
             view.resolved = self.graph.resolve_signatures(ctx.project, list(refs))
         except StoreError:
             return view  # the graph is down: refs stay unverified rather than called stale
-        view.missing = [r for r in refs if not view.resolved.get(r)]
+        given = set(hit.memory.given_endpoint_refs)
+        view.missing = [r for r in refs if r in given and not view.resolved.get(r)]
         return view
 
 

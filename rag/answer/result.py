@@ -69,6 +69,7 @@ class AnswerMemory(BaseModel):
         text: What the team recorded.
         steps: A procedure's steps.
         refs: The endpoints and resources it is about.
+        inferred_refs: The endpoints its text names, linked because no endpoint ref was given.
         importance: 1..10.
         matched: ``semantic`` (similar to the question), ``ref`` (about an endpoint the answer
             presents) or ``both``.
@@ -85,6 +86,7 @@ class AnswerMemory(BaseModel):
     text: str
     steps: list[str] = Field(default_factory=list)
     refs: list[str] = Field(default_factory=list)
+    inferred_refs: list[str] = Field(default_factory=list)
     importance: int = 5
     matched: Literal["semantic", "ref", "both"] = "semantic"
     score: float = 0.0

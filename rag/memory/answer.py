@@ -82,6 +82,7 @@ def answer_memories(team: TeamMemory, cites: CitationRegistry) -> list[AnswerMem
             text=v.memory.text,
             steps=list(v.memory.steps),
             refs=list(v.memory.refs),
+            inferred_refs=list(v.memory.inferred_refs),
             importance=v.memory.importance,
             matched=v.hit.matched,
             score=round(v.hit.score, 4),

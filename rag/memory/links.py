@@ -5,6 +5,10 @@ graph's memory links (:meth:`~apiatlas.graph.store.MemoryLinks.link_memory`) in 
 version written to the ``BaseStore`` is linked to what its refs name while it is in force, and
 unlinked once it is superseded or forgotten. The ``BaseStore`` stays the record; the graph only
 holds links, so :meth:`LinkedMemory.relink` can rebuild them at any time.
+
+A memory written with no endpoint refs (as a chat tool or an agent records one) is linked to the
+endpoints its text names (``METHOD /path``, parameter names ignored) that the graph has; they are
+kept as its ``inferred_refs`` and found again by :meth:`LinkedMemory.relink` after an ingest.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from langgraph.store.base import BaseStore
 
 from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.rag.memory.model import Memory, as_utc, utc_now
+from apiatlas.rag.memory.stance import named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory, UnknownMemory
 
 
@@ -63,25 +68,57 @@ class LinkedMemory(ProjectMemory):
         return sorted(found, key=lambda m: (-m.importance, as_utc(m.created_at), m.id))
 
     def missing_refs(self, memory: Memory) -> list[str]:
-        """The memory's endpoint refs that name no endpoint in the graph (to flag as stale)."""
-        if not memory.endpoint_refs:
+        """The memory's given endpoint refs that name no endpoint in the graph (to flag as
+        stale)."""
+        refs = memory.given_endpoint_refs
+        if not refs:
             return []
-        found = self.graph.resolve_signatures(self.project, memory.endpoint_refs)
-        return [ref for ref in memory.endpoint_refs if not found[ref]]
+        found = self.graph.resolve_signatures(self.project, refs)
+        return [ref for ref in refs if not found[ref]]
 
     def relink(self) -> None:
-        """Re-link every version in the store: those in force to what their refs name, closed
-        ones to nothing. Run it when the graph was rebuilt or its links lost."""
-        self._link(self.list(include_history=True))
+        """Re-link every version in the store: those in force to what their refs name (their
+        inferred refs found again, the record rewritten where they changed), closed ones to
+        nothing. Run it when the graph was rebuilt or its links lost."""
+        versions = self.list(include_history=True)
+        current = self._with_inferred(versions)
+        changed = [new for new, old in zip(current, versions, strict=True) if new != old]
+        if changed:
+            super()._put(changed)
+        self._link(current)
 
-    def _put(self, memories: Sequence[Memory]) -> None:
-        """Write the versions to the ``BaseStore`` first (the record), then their links."""
-        super()._put(memories)
-        self._link(memories)
+    def _put(self, memories: Sequence[Memory]) -> list[Memory]:
+        """Write the versions to the ``BaseStore`` first (the record, with the refs inferred
+        from the text), then their links; return them as stored."""
+        stored = super()._put(self._with_inferred(memories))
+        self._link(stored)
+        return stored
+
+    def _with_inferred(self, memories: Sequence[Memory]) -> list[Memory]:
+        """``memories`` with the endpoints their text names as ``inferred_refs``: those in
+        force whose team gave no endpoint ref (closed versions keep theirs, as history). One
+        graph lookup for all of them."""
+        named = {
+            m.id: named_endpoints(m.model_copy(update={"inferred_refs": []}))
+            for m in memories
+            if m.valid_to is None and not m.given_endpoint_refs
+        }
+        wanted = list(dict.fromkeys(ref for refs in named.values() for ref in refs))
+        found = self.graph.resolve_signatures(self.project, wanted) if wanted else {}
+        out = []
+        for memory in memories:
+            if memory.valid_to is not None:
+                out.append(memory)
+                continue
+            refs = named.get(memory.id, [])
+            inferred = list(dict.fromkeys(e.signature for r in refs for e in found[r]))
+            same = inferred == memory.inferred_refs
+            out.append(memory if same else memory.model_copy(update={"inferred_refs": inferred}))
+        return out
 
     def _link(self, memories: Sequence[Memory]) -> None:
         for memory in memories:
             if memory.valid_to is None:
-                self.graph.link_memory(self.project, memory.id, memory.refs)
+                self.graph.link_memory(self.project, memory.id, memory.linked_refs)
             else:
                 self.graph.unlink_memory(self.project, memory.id)

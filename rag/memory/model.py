@@ -73,6 +73,10 @@ class Memory(BaseModel):
         text: What the team recorded, with secrets replaced by ``[REDACTED:<kind>]``.
         steps: A procedure's steps, in order.
         refs: Endpoints (``METHOD /path``, normalised) and resources (lower case) it is about.
+        inferred_refs: Endpoints its text names that the project's API has, found when it was
+            written with no endpoint refs (and again when the spec changes): see
+            :class:`~apiatlas.rag.memory.links.LinkedMemory`. Shown as inferred; giving ``refs``
+            replaces them.
         importance: 1 (trivia) .. 10 (must never be missed).
         author: Who recorded it.
         source: Where it came from (a ticket, a postmortem, a URL).
@@ -92,6 +96,7 @@ class Memory(BaseModel):
     text: str
     steps: list[str] = Field(default_factory=list)
     refs: list[str] = Field(default_factory=list)
+    inferred_refs: list[str] = Field(default_factory=list)
     importance: int = Field(default=5, ge=1, le=10)
     author: str = ""
     source: str = ""
@@ -109,8 +114,18 @@ class Memory(BaseModel):
         return f"memory:{self.id}"
 
     @property
+    def linked_refs(self) -> list[str]:
+        """Every ref the memory is about: its refs, then the inferred ones."""
+        return [*self.refs, *(r for r in self.inferred_refs if r not in self.refs)]
+
+    @property
     def endpoint_refs(self) -> list[str]:
-        """The refs that name endpoints (``METHOD /path``)."""
+        """The endpoints (``METHOD /path``) the memory is about, inferred ones included."""
+        return [r for r in self.linked_refs if is_endpoint_ref(r)]
+
+    @property
+    def given_endpoint_refs(self) -> list[str]:
+        """The endpoint refs the team gave (an answer flags those the API lacks as stale)."""
         return [r for r in self.refs if is_endpoint_ref(r)]
 
     @property

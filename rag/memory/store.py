@@ -137,8 +137,8 @@ class ProjectMemory:
             valid_from=valid_from,
             scope=scope,
         )
-        self._put([memory])
-        return memory
+        [stored] = self._put([memory])
+        return stored
 
     def supersede(
         self,
@@ -180,8 +180,8 @@ class ProjectMemory:
             supersedes=old.id,
         )
         closed = old.model_copy(update={"valid_to": now, "superseded_by": new.id})
-        self._put([closed, new])
-        return new
+        _, stored = self._put([closed, new])
+        return stored
 
     def forget(self, memory_id: str) -> Memory:
         """Soft-delete: close the memory's validity now; it stays in the history.
@@ -294,7 +294,7 @@ class ProjectMemory:
                     hits[memory.id] = MemoryHit(memory=memory, score=score, matched="semantic")
         if wanted:
             for memory in self.list(at=at):
-                if not wanted & {_comparable(r) for r in memory.refs}:
+                if not wanted & {_comparable(r) for r in memory.linked_refs}:
                     continue
                 found = hits.get(memory.id)
                 hits[memory.id] = MemoryHit(
@@ -362,7 +362,8 @@ class ProjectMemory:
             return agent_type_namespace(memory.project, memory.agent_type)
         return project_namespace(memory.project)
 
-    def _put(self, memories: Sequence[Memory]) -> None:
+    def _put(self, memories: Sequence[Memory]) -> list[Memory]:
+        """Write the versions; return them as stored."""
         ops = [
             PutOp(
                 namespace=self._namespace_of(m),
@@ -373,6 +374,7 @@ class ProjectMemory:
             for m in memories
         ]
         self.store.batch(ops)
+        return list(memories)
 
 
 def _stored(memory: Memory) -> dict[str, Any]:

@@ -87,6 +87,37 @@ def test_an_endpoint_the_team_forbids_is_not_recommended(atlas: ApiAtlas) -> Non
     assert any("forbids" in c for c in used.conflicts)
 
 
+def test_a_rule_written_without_refs_is_linked_by_what_its_text_names(atlas: ApiAtlas) -> None:
+    # As a chat tool or an agent records it: no refs, the endpoints only in the text (one with
+    # another parameter name than the spec's).
+    memory = team(atlas, "chat").remember(
+        "Never call DELETE /v2/shipments/{id} in production; cancel the shipment with "
+        f"{CANCEL} instead.",
+        kind="decision", scope="agent_type",
+    )
+    assert memory.refs == [] and memory.inferred_refs == [DELETE, CANCEL]
+    result = atlas.ask("How do I delete a shipment?", agent_type="chat")
+    assert primary(result)[0] == CANCEL and DELETE not in primary(result)
+    assert "**Forbidden by your team**" in result.answer
+    [used] = result.memories
+    assert used.id == memory.id and used.inferred_refs == [DELETE, CANCEL]
+    assert used.stances == {DELETE: "avoid", CANCEL: "prefer"} and used.missing_refs == []
+    assert any("the team forbids it" in c for c in used.conflicts)
+    assert "Memory and docs disagree" in result.answer
+
+
+def test_refs_given_replace_what_the_text_names(atlas: ApiAtlas) -> None:
+    memory = team(atlas, "given").remember(
+        f"Cancel with {CANCEL}; DELETE /v2/shipments/{{id}} is for drafts.",
+        kind="fact", refs=[CANCEL], scope="agent_type",
+    )
+    assert memory.refs == [CANCEL] and memory.inferred_refs == []
+    unknown = team(atlas, "given").remember(
+        "POST /v9/teleport is what the old system called.", scope="agent_type"
+    )
+    assert unknown.inferred_refs == []  # only endpoints the API has are linked
+
+
 def test_a_procedure_answers_alone_with_its_endpoints_verified(atlas: ApiAtlas) -> None:
     steps = [
         "Register it with POST /v2/carriers",
@@ -180,6 +211,23 @@ def test_ask_json_prints_the_memories_used(
         "n": 1, "kind": "memory", "source": "memory", "uri": f"memory:{memory.id}",
         "pointer": memory.id, "title": "Team memory (warning)",
     }
+
+
+def test_memory_add_says_what_a_memory_without_refs_is_linked_to(
+    atlas: ApiAtlas, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    argv = ["memory", "add", "--home", str(atlas.settings.home), "--project", PROJECT,
+            "--agent-type", "cli-add", "--kind", "warning",
+            "Never call delete /v2/shipments/{id}/ in production."]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"linked to what its text names: {DELETE} (inferred;" in out
+    argv = ["memory", "list", "--home", str(atlas.settings.home), "--project", PROJECT,
+            "--agent-type", "cli-add", "--json"]
+    assert main(argv) == 0
+    [stored] = [m for m in json.loads(capsys.readouterr().out) if m["agent_type"] == "cli-add"]
+    assert stored["refs"] == [] and stored["inferred_refs"] == [DELETE]
 
 
 def test_the_ranked_endpoints_after_the_first_k_are_named_and_one_the_team_forbids_goes(

@@ -58,3 +58,29 @@ def test_a_question_far_from_square_abstains(agent: CompiledStateGraph) -> None:
     # uses is, alone, no reason to (dev questions often use words their API does not).
     result = run_agent(agent, "How do I train a neural network on a GPU cluster?", context=CTX)
     assert result.abstained and result.endpoints == []
+
+
+def test_a_refund_rule_written_without_refs_leads_the_answer(
+    agent: CompiledStateGraph, eval_out: Path, embeddings: Embeddings
+) -> None:
+    # Issue 54: recorded as a chat tool records it, with the endpoints only in its text. Under
+    # its own agent type, so that no other reader of Square's eval home sees it.
+    refund, cancel = "POST /v2/refunds", "POST /v2/payments/{payment_id}/cancel"
+    settings = Settings(home=eval_out / "homes" / "square", project=CTX.project)
+    with ApiAtlas(settings, embeddings=embeddings) as atlas:
+        memory = atlas.memory(agent_type="refund-rules").remember(
+            f"Refunds never go through {refund} here: a payment that is not completed yet is "
+            f"cancelled with {cancel} instead, and finance refunds the rest from the dashboard.",
+            kind="decision", scope="agent_type",
+        )
+        try:
+            assert memory.refs == [] and memory.inferred_refs == [refund, cancel]
+            result = atlas.ask("How do I refund a payment?", agent_type="refund-rules")
+        finally:
+            atlas.memory(agent_type="refund-rules").forget(memory.id)
+    first = result.endpoints[0]
+    assert f"{first.method} {first.path}" == cancel
+    assert refund not in [f"{e.method} {e.path}" for e in result.endpoints]
+    [used] = result.memories
+    assert used.id == memory.id and used.stances == {refund: "avoid", cancel: "prefer"}
+    assert "Memory and docs disagree" in result.answer and "**Forbidden by your team**" in result.answer
