@@ -24,7 +24,6 @@ from apiatlas.process_wide import ProcessWide
 
 ENABLED = True
 """Whether questions limit BLAS to one thread (``make bench`` measures both)."""
-_controller: Any = None
 
 
 def _one_thread() -> Callable[[], None]:
@@ -64,10 +63,10 @@ def _uncontested(change: Callable[[], Any]) -> Any:
 
 
 def _blas() -> Any:
-    """The process's thread-pool controller, made once (it lists the loaded libraries)."""
-    global _controller
-    if _controller is None:
-        from threadpoolctl import ThreadpoolController
+    """A thread-pool controller of the libraries loaded now, made each time the limit is set
+    (about 0.3 ms): a library the application loaded after the first question (scipy's own
+    OpenBLAS, say) is limited too. A controller made once kept only the first ones, and a
+    question then ran on every core of the later ones."""
+    from threadpoolctl import ThreadpoolController
 
-        _controller = ThreadpoolController()
-    return _controller
+    return ThreadpoolController()

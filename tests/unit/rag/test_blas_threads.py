@@ -65,3 +65,16 @@ def test_every_agent_node_runs_on_one_blas_thread() -> None:
         update = _timed("analyse", body)({}, None)  # type: ignore[arg-type]
         assert blas_threads() == {2}
     assert seen == [{1}] and update["route"] == ["analyse"]
+
+
+def test_a_blas_library_loaded_after_the_first_question_is_limited_too() -> None:
+    with threads.one_blas_thread():
+        pass  # a first question, before the library below is loaded
+    import scipy.linalg  # scipy ships an OpenBLAS of its own
+
+    assert scipy.linalg.det(np.eye(2)) == 1.0
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert blas_threads() == {2}
+        with threads.one_blas_thread():
+            assert blas_threads() == {1}
+        assert blas_threads() == {2}
