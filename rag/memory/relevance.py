@@ -118,7 +118,9 @@ def relevant_views(
 
 
 def _endpoints(view: MemoryView) -> list[EndpointRef]:
-    return [e for found in view.resolved.values() for e in found]
+    """The endpoints the team's refs name: those inferred from the text only forbid."""
+    given = set(view.memory.given_endpoint_refs)
+    return [e for ref, found in view.resolved.items() if ref in given for e in found]
 
 
 def _families(endpoints: Iterable[EndpointRef]) -> set[str]:
