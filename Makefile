@@ -38,8 +38,11 @@ $(STAMP): pyproject.toml constraints.txt
 demo: setup-core
 	$(BIN)/python -m apiatlas.demo
 
+# Two workers (pytest-xdist; `make test TEST_WORKERS=0` runs in this process): the tests of the
+# session's Neo4j, and those of its eval homes, each stay on one worker (tests/conftest.py).
+TEST_WORKERS ?= 2
 test: setup
-	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -ra -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # Ingest and ask timings, project-memory lookups on SQLite and a throwaway PostgreSQL, then the
 # CLI in new processes (ingest against the yardstick, ask, commands that load no model), then

@@ -222,7 +222,7 @@ def _ask_server(args: argparse.Namespace, console: Console, server: str) -> int:
             min_confidence=args.min_confidence,
         )
     except RemoteError as e:
-        console.print(Text.assemble(("error: ", "bold red"), str(e)))
+        console.print(Text.assemble(("error: ", "bold red"), str(e)), soft_wrap=True)
         return EXIT_USAGE if e.status is not None and e.status < 500 else EXIT_RUNTIME
     return _print_answer(args, console, result)
 
@@ -375,10 +375,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handlers[args.command](args, console)
     except UsageError as e:
-        console.print(Text.assemble(("error: ", "bold red"), str(e)))
+        # soft_wrap: no line breaks inside the message, so a long path stays whole to copy or
+        # grep (rich folds it at the terminal's width otherwise, 80 columns when piped).
+        console.print(Text.assemble(("error: ", "bold red"), str(e)), soft_wrap=True)
         return EXIT_USAGE
     except ApiAtlasError as e:
-        console.print(Text.assemble(("failed: ", "bold red"), str(e)))
+        console.print(Text.assemble(("failed: ", "bold red"), str(e)), soft_wrap=True)
         return EXIT_RUNTIME
     except KeyboardInterrupt:
         console.print(Text.assemble(("interrupted: ", "bold red"), f"apiatlas {args.command}"))

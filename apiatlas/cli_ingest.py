@@ -161,4 +161,4 @@ def _print_report(report: IngestReport, console: Console) -> None:
         console.print(f"[yellow]{len(report.warnings)} warning(s):[/yellow]")
         for warning in report.warnings:
             where = f"{warning.source}#{warning.pointer}" if warning.pointer else warning.source
-            console.print(f"  - {where}: {warning.message}", markup=False)
+            console.print(f"  - {where}: {warning.message}", markup=False, soft_wrap=True)

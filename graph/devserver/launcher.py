@@ -20,6 +20,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -198,23 +200,42 @@ def launcher_classpath(settings: Settings) -> str:
     # Absolute: Maven resolves a relative -Dmdep.outputFile against the pom's folder, not ours.
     cache = settings.home.resolve() / "neo4j-launcher" / digest.hexdigest()[:16]
     cp_file, classes, marker = cache / "classpath.txt", cache / "classes", cache / "built"
-    if marker.exists():
-        jars = cp_file.read_text().strip()
-        if all(Path(jar).exists() for jar in jars.split(os.pathsep)):
-            return f"{classes}{os.pathsep}{jars}"
     cache.mkdir(parents=True, exist_ok=True)
-    _run(
-        ["mvn", "-q", "-B", "-f", str(LAUNCHER_DIR / "pom.xml"), "dependency:build-classpath",
-         f"-Dmdep.outputFile={cp_file}"],
-        "resolving the Neo4j jars with Maven (needs Maven Central or a filled ~/.m2)",
-    )  # fmt: skip
-    jars = cp_file.read_text().strip()
-    _run(
-        ["javac", "--release", "17", "-cp", jars, "-d", str(classes), str(LAUNCHER_SOURCE)],
-        "compiling the Neo4j launcher",
-    )
-    marker.write_text(digest.hexdigest())
+    # One build at a time: two processes starting servers at once (parallel test workers, two
+    # shells) would otherwise compile into the same folder together.
+    with _locked(cache / "build.lock"):
+        if marker.exists():
+            jars = cp_file.read_text().strip()
+            if all(Path(jar).exists() for jar in jars.split(os.pathsep)):
+                return f"{classes}{os.pathsep}{jars}"
+        _run(
+            ["mvn", "-q", "-B", "-f", str(LAUNCHER_DIR / "pom.xml"), "dependency:build-classpath",
+             f"-Dmdep.outputFile={cp_file}"],
+            "resolving the Neo4j jars with Maven (needs Maven Central or a filled ~/.m2)",
+        )  # fmt: skip
+        jars = cp_file.read_text().strip()
+        _run(
+            ["javac", "--release", "17", "-cp", jars, "-d", str(classes), str(LAUNCHER_SOURCE)],
+            "compiling the Neo4j launcher",
+        )
+        marker.write_text(digest.hexdigest())
     return f"{classes}{os.pathsep}{jars}"
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` for the body (``flock``; no lock where it is missing)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: builds are not guarded there
+        yield
+        return
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def start(
