@@ -16,8 +16,8 @@ knowledge graph what the question is about (its matched resources and first endp
 - a team prohibition of any presented endpoint always applies.
 
 The endpoints a memory's text names without refs (its ``inferred_refs``) count for the last rule
-only: read as "about" as well, they made SendGrid's dev controls cite memories nine times in
-ten (``CHANGELOG.md``, 2026-12-02).
+only: read as "about" as well, they made 24 of SendGrid's 25 dev controls cite a memory
+(``CHANGELOG.md``, 2026-12-02).
 
 Everything else is left out, so a question no memory is about gets exactly the docs' answer.
 """
