@@ -38,8 +38,9 @@ $(STAMP): pyproject.toml constraints.txt
 demo: setup-core
 	$(BIN)/python -m apiatlas.demo
 
-# Two workers (pytest-xdist; `make test TEST_WORKERS=0` runs in this process): the tests of the
-# session's Neo4j, and those of its eval homes, each stay on one worker (tests/conftest.py).
+# Two workers (pytest-xdist; `make test TEST_WORKERS=0` runs in this process). Each worker starts
+# its own session servers (Neo4j, PostgreSQL) and eval homes; the Neo4j launcher builds once,
+# under a file lock. `loadgroup`: a test marked `xdist_group` would stay with its group.
 TEST_WORKERS ?= 2
 test: setup
 	$(BIN)/python -m pytest -ra -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)

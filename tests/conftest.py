@@ -21,19 +21,3 @@ def shared_data() -> Path:
         pytest.skip(f"{SHARED_SKIP_REASON} (looked in {SHARED_DATA})")
     return SHARED_DATA
 
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Keep what shares a server or a home on one worker when ``make test`` runs in parallel
-    (pytest-xdist, ``--dist loadgroup``): every test module that names the session's Neo4j
-    (one server, one launcher folder) on one worker, every module of the session's eval homes
-    (a real API ingested once) on one. The rest spread over the workers."""
-    texts: dict[Path, str] = {}
-    for item in items:
-        path = Path(str(item.path))
-        text = texts.setdefault(path, path.read_text(encoding="utf-8"))
-        if "neo4j_settings" in text or "LAUNCHER_HOME" in text:
-            item.add_marker(pytest.mark.xdist_group("neo4j"))
-        elif "eval_out" in text:
-            item.add_marker(pytest.mark.xdist_group("eval-homes"))
