@@ -126,7 +126,7 @@ class MemoryStep:
             hits = _merge(hits, self._linked(runtime, ctx, lookup, related))
         if not hits:
             return split_shown(lookup, confident), details, related, None
-        views = [self._view(ctx, hit, hit.memory.endpoint_refs) for hit in hits]
+        views = self._views(ctx, hits)
         more = [e for e in more if not any(forbids_presented(v, {e.key}) for v in views)]
         views = relevant_views(views, detailed, related)
         if not views:
@@ -161,17 +161,33 @@ class MemoryStep:
         return [MemoryHit(memory=m, matched="ref") for m in memory.about(keys, at=ctx.at)]
 
     def _view(self, ctx: AgentContext, hit: MemoryHit, refs: Sequence[str]) -> MemoryView:
-        """The memory with its stances, and its endpoint refs looked up in the graph."""
-        view = MemoryView(hit=hit, stances=classify_stances(hit.memory))
-        if not refs:
-            return view
+        """The memory with its stances, and ``refs`` looked up in the graph."""
+        return self._views(ctx, [hit], [refs])[0]
+
+    def _views(
+        self,
+        ctx: AgentContext,
+        hits: Sequence[MemoryHit],
+        refs: Sequence[Sequence[str]] | None = None,
+    ) -> list[MemoryView]:
+        """Each memory with its stances, and its endpoint refs (or ``refs``, one list per hit)
+        looked up in the graph: one lookup for all of them."""
+        wanted = [list(r) for r in refs] if refs is not None else [
+            h.memory.endpoint_refs for h in hits
+        ]
+        views = [MemoryView(hit=h, stances=classify_stances(h.memory)) for h in hits]
+        every = list(dict.fromkeys(r for rs in wanted for r in rs))
+        if not every:
+            return views
         try:
-            view.resolved = self.graph.resolve_signatures(ctx.project, list(refs))
+            resolved = self.graph.resolve_signatures(ctx.project, every)
         except StoreError:
-            return view  # the graph is down: refs stay unverified rather than called stale
-        given = set(hit.memory.given_endpoint_refs)
-        view.missing = [r for r in refs if r in given and not view.resolved.get(r)]
-        return view
+            return views  # the graph is down: refs stay unverified rather than called stale
+        for view, rs in zip(views, wanted, strict=True):
+            view.resolved = {r: resolved[r] for r in rs}
+            given = set(view.memory.given_endpoint_refs)
+            view.missing = [r for r in rs if r in given and not view.resolved.get(r)]
+        return views
 
 
 def _merge(semantic: list[MemoryHit], linked: list[MemoryHit]) -> list[MemoryHit]:

@@ -21,7 +21,7 @@ from langgraph.store.base import BaseStore
 from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.rag.memory.model import Memory, as_utc, utc_now
 from apiatlas.rag.memory.stance import named_endpoints
-from apiatlas.rag.memory.store import ProjectMemory, UnknownMemory
+from apiatlas.rag.memory.store import ProjectMemory
 
 
 class LinkedMemory(ProjectMemory):
@@ -57,14 +57,8 @@ class LinkedMemory(ProjectMemory):
         """
         linked = self.graph.memories_about(self.project, keys)
         ids = sorted({memory_id for ids in linked.values() for memory_id in ids})
-        found = []
-        for memory_id in ids:
-            try:
-                memory = self.get(memory_id)
-            except UnknownMemory:
-                continue  # another agent type's memory, invisible to this one
-            if memory.valid_at(at):
-                found.append(memory)
+        # Another agent type's memories are not read: invisible to this one.
+        found = [m for m in self.get_many(ids) if m.valid_at(at)]
         return sorted(found, key=lambda m: (-m.importance, as_utc(m.created_at), m.id))
 
     def missing_refs(self, memory: Memory) -> list[str]:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
+
 from apiatlas.graph.signatures import HTTP_METHODS, endpoint_key
 from apiatlas.rag.memory.model import Memory
 from apiatlas.rag.answer.result import MemoryStance as Stance
@@ -54,6 +56,8 @@ _PREFER = re.compile(
 _SIGNATURE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[^\s,;()'\"`]*)", re.I)
 _BARE_PATH = re.compile(r"(?<![\w/])(/[A-Za-z0-9_{}\-/.]+)")
 _VERSION = re.compile(r"^v\d+$")
+STANCE_CACHE = 20_000
+"""Memories whose stances are kept, a team's memory at the scale ``make bench`` measures."""
 ACTION_CUE_LETTERS = 6
 """A memory's word names an endpoint by its action segment when it starts with this many of the
 segment's letters ("cancel" for "cancelled", "cancelling")."""
@@ -67,11 +71,23 @@ _METHOD_VERBS = {
 
 
 def classify_stances(memory: Memory) -> dict[str, Stance]:
-    """The stance of ``memory`` towards each endpoint ref it names (resource refs are left out)."""
+    """The stance of ``memory`` towards each endpoint ref it names (resource refs are left out).
+
+    Cached by what it reads (kind, text, steps, endpoint refs): an answer reviews every memory
+    linked to the endpoints it presents, hundreds at a team's scale, and the next question
+    reviews most of them again.
+    """
     refs = memory.endpoint_refs
     if not refs:
         return {}
-    text = "\n".join([memory.text, *memory.steps])
+    return dict(_stances(memory.kind, memory.text, tuple(memory.steps), tuple(refs)))
+
+
+@lru_cache(maxsize=STANCE_CACHE)
+def _stances(
+    kind: str, body: str, steps: tuple[str, ...], refs: tuple[str, ...]
+) -> dict[str, Stance]:
+    text = "\n".join([body, *steps])
     clauses = [c.strip() for c in _CLAUSES.split(text) if c and c.strip()]
     explicit: dict[str, Stance | None] = {}
     located: dict[str, int] = {}
@@ -86,7 +102,7 @@ def classify_stances(memory: Memory) -> dict[str, Stance]:
             if stance == "avoid" or (stance == "prefer" and found is None):
                 found = stance
         explicit[ref] = found
-    return _with_defaults(memory, refs, explicit, located, text)
+    return _with_defaults(kind, refs, explicit, located, text)
 
 
 def named_endpoints(memory: Memory) -> list[str]:
@@ -114,7 +130,7 @@ def _clause_stance(clause: str, at: int) -> Stance | None:
 
 
 def _with_defaults(
-    memory: Memory,
+    kind: str,
     refs: Sequence[str],
     explicit: dict[str, Stance | None],
     located: dict[str, int],
@@ -138,14 +154,14 @@ def _with_defaults(
             **out,
             **{r: "prefer" if r in located or instead else "neutral" for r in open_refs},
         }
-    if memory.kind == "procedure":
+    if kind == "procedure":
         return {**out, **{r: "prefer" for r in open_refs}}
-    if memory.kind == "decision":
+    if kind == "decision":
         if out:
             return {**out, **{r: "neutral" for r in open_refs}}
         first = min(open_refs, key=lambda r: (located.get(r, len(text)), refs.index(r)))
         return {r: "prefer" if r == first else "neutral" for r in refs}
-    default: Stance = "caution" if memory.kind == "warning" else "neutral"
+    default: Stance = "caution" if kind == "warning" else "neutral"
     return {**out, **{r: default for r in open_refs}}
 
 

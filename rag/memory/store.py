@@ -14,11 +14,11 @@ semantic index embeds its ``search_text`` field.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from langgraph.store.base import BaseStore, PutOp
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from apiatlas.errors import UsageError
 from apiatlas.graph.signatures import endpoint_key
@@ -42,7 +42,8 @@ MIN_SEMANTIC_SCORE = 0.30
 (all-MiniLM-L6-v2). Recall is deliberately loose: the agent keeps a plausible memory only when
 the knowledge graph agrees it is about the question (:mod:`apiatlas.rag.memory.relevance`)."""
 SEMANTIC_CANDIDATES = 40
-LIST_LIMIT = 10_000
+LIST_PAGE = 1_000
+"""Memories read per store search when listing: a list reads every page (10,000 once capped it)."""
 MAX_MEMORY_CHARS = 10_000
 """The longest memory text recorded, at every way in: a team's note, decision or procedure,
 not the document it comes from (a 1,000,000-character memory was stored whole and came back in
@@ -240,7 +241,7 @@ class ProjectMemory:
         memories = [
             Memory.model_validate(item.value)
             for namespace in self._namespaces
-            for item in self.store.search(namespace, limit=LIST_LIMIT)
+            for item in self._every(namespace)
         ]
         if not include_history:
             moment = self.clock() if at is None else at  # "now" is this memory's clock
@@ -248,6 +249,13 @@ class ProjectMemory:
         if kind is not None:
             memories = [m for m in memories if m.kind == kind]
         return sorted(memories, key=lambda m: (as_utc(m.created_at), m.id))
+
+    def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
+        """The memory versions with these ids that exist here, in one store batch (ids of
+        another project or agent type are left out)."""
+        ops = [GetOp(namespace, i) for i in memory_ids for namespace in self._namespaces]
+        items = self.store.batch(ops) if ops else []
+        return [Memory.model_validate(item.value) for item in items if item is not None]
 
     def history(self, memory_id: str) -> list[Memory]:
         """The supersede chain that ``memory_id`` belongs to, oldest version first."""
@@ -356,6 +364,15 @@ class ProjectMemory:
             supersedes=supersedes,
             scrubbed=found,
         )
+
+    def _every(self, namespace: tuple[str, ...]) -> Iterator[Item]:
+        offset = 0
+        while True:
+            page = self.store.search(namespace, limit=LIST_PAGE, offset=offset)
+            yield from page
+            if len(page) < LIST_PAGE:
+                return
+            offset += len(page)
 
     def _namespace_of(self, memory: Memory) -> tuple[str, ...]:
         if memory.agent_type is not None:

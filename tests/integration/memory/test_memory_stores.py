@@ -22,6 +22,7 @@ from langgraph.store.base import BaseStore
 from apiatlas.config import Settings
 from apiatlas.rag.runtime.embeddings import load_embeddings
 from apiatlas.rag.memory import ProjectMemory
+from apiatlas.rag.memory import store as store_module
 from apiatlas.rag.memory.backends import close_memory_store, open_memory_store
 from apiatlas.rag.retrieval.pgvector import libpq_conninfo
 from tests.clock import Clock
@@ -188,6 +189,25 @@ def test_projects_and_agent_types_never_leak(backend: Backend, clock: Clock) -> 
         support_only.id: (f"apiatlas.{a}.agent_types.support.memories", a, "support"),
         elsewhere.id: (f"apiatlas.{b}.agent_types.support.memories", b, "support"),
     }
+
+
+
+def test_a_list_reads_every_page_and_get_many_stays_in_its_project(
+    backend: Backend, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A list once stopped at its store search's limit (10,000 versions): a team's memory at
+    # 10k memories with their history lost the rest without a word. Pages of 3 stand for it.
+    monkeypatch.setattr(store_module, "LIST_PAGE", 3)
+    mine = ProjectMemory(backend.store, project_name(), clock=clock)
+    other = ProjectMemory(backend.store, project_name(), clock=clock)
+    written = [mine.remember(f"Note {i} about shipments", kind="fact") for i in range(8)]
+    closed = mine.supersede(written[0].id, "Note 0, revised")
+    theirs = other.remember("Their note", kind="fact")
+
+    assert len(mine.list()) == 8
+    assert len(mine.list(include_history=True)) == 9
+    ids = [written[3].id, closed.id, theirs.id, "mem_nosuchid000"]
+    assert {m.id for m in mine.get_many(ids)} == {written[3].id, closed.id}
 
 
 JWT = (

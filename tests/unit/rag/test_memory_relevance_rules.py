@@ -12,6 +12,7 @@ from apiatlas.rag.retrieval.resource_matcher import ResourceMatch
 from apiatlas.rag.memory.model import Matched, Memory, MemoryHit, MemoryKind, parse_ref
 from apiatlas.rag.memory.precedence import MemoryView, apply_precedence
 from apiatlas.rag.memory.relevance import (
+    ALONG,
     STRONG_SEMANTIC_SCORE,
     about_answer,
     about_question,
@@ -166,6 +167,19 @@ def test_a_ref_linked_memory_comes_along_only_for_the_main_endpoint_and_its_prer
     assert about_answer(v1, create)  # a version of a prerequisite of the main endpoint
     assert not about_answer(onboarding, create)  # a prerequisite of a minor endpoint only
     assert relevant_views([v1, onboarding], create) == [v1]
+
+
+
+def test_few_memories_come_along_for_the_main_endpoint_and_every_prohibition_does() -> None:
+    # At a team's scale hundreds of memories are about the main endpoint: only the first
+    # ALONG come along, while every memory forbidding a presented endpoint still applies.
+    create = lookup(V2, LIST)
+    along = [view(f"Location note {i}: POST /v2/locations.", [V2.signature], kind="fact",
+                  matched="ref", score=0.0) for i in range(ALONG + 3)]
+    forbid = view("Never call GET /v2/locations from the nightly jobs.", [LIST.signature],
+                  kind="warning", matched="ref", score=0.0)
+    kept = relevant_views([*along, forbid], create)
+    assert kept == [*along[:ALONG], forbid]
 
 
 def test_a_team_prohibition_of_any_presented_endpoint_always_applies() -> None:
