@@ -105,6 +105,8 @@ def run_memory(args: argparse.Namespace, console: Console, settings: Settings) -
                 scope="agent_type" if args.agent_type else "project",
             )
             _print_written("remembered", added, console)
+            for touch in memory.touches(added):
+                console.print(touch.message, markup=False, highlight=False, soft_wrap=True)
         elif command == "supersede":
             new = memory.supersede(
                 args.id,

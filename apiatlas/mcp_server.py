@@ -13,7 +13,8 @@ defaults) and descriptions of its LangChain tools:
 - ``search_docs(query, k=5)``: guide passages with their section URIs;
 - ``ask(question)``: the cited Markdown answer as text; the whole result (endpoints, examples,
   citations), as ``apiatlas ask --json`` prints it, as structured content;
-- ``remember(text, kind="fact", refs=[])``: record a project memory (secrets are scrubbed).
+- ``remember(text, kind="fact", refs=[])``: record a project memory (secrets are scrubbed); the
+  reply names earlier memories it almost repeats or contradicts (``touches``).
 
 Resources (JSON):
 

@@ -7,7 +7,8 @@ a pydantic args schema:
   their citations (the structured list is also the tool's artifact);
 - ``search_docs(query, k=5)``: guide passages with their section URIs;
 - ``ask(question)``: the cited Markdown answer;
-- ``remember(text, kind="fact", refs=[])``: record a project memory (secrets are scrubbed).
+- ``remember(text, kind="fact", refs=[])``: record a project memory (secrets are scrubbed); the
+  reply names earlier memories it almost repeats or contradicts (``touches``).
 
 The functions behind them (:func:`find_endpoints`, :func:`search_docs`, :func:`remember`) are
 plain functions of an atlas, shared with the MCP server. Errors reach the model as the tool's
@@ -186,11 +187,17 @@ def remember(
     refs: list[str] | None = None,
 ) -> dict[str, Any]:
     """Record a project memory; returns its id and what was stored (secrets scrubbed, and the
-    endpoints its text names as ``inferred_refs`` when no endpoint ref was given)."""
-    memory = atlas.memory(project).remember(text, kind=kind, refs=refs or [])  # type: ignore[arg-type]
+    endpoints its text names as ``inferred_refs`` when no endpoint ref was given), and the
+    earlier memories it almost repeats or contradicts as ``touches`` (the write is kept)."""
+    store = atlas.memory(project)
+    memory = store.remember(text, kind=kind, refs=refs or [])  # type: ignore[arg-type]
     return {
         "id": memory.id, "kind": memory.kind, "text": memory.text, "refs": list(memory.refs),
         "inferred_refs": list(memory.inferred_refs),
+        "touches": [
+            {**t.model_dump(exclude_defaults=True), "message": t.message}
+            for t in store.touches(memory)
+        ],
     }
 
 
@@ -253,7 +260,8 @@ def make_tools(atlas: ApiAtlas, *, project: str | None = None) -> list[BaseTool]
         (_remember, "remember", RememberInput, False,
          f"Record something the team has learned about its APIs ({kinds}) so later answers "
          "follow it; refs name the endpoints ('POST /v2/locations') or resources it is about. "
-         "Returns the new memory's id."),
+         "Returns the new memory's id, and under touches the earlier memories it almost "
+         "repeats or contradicts (supersede one of them if it no longer holds)."),
     ]  # fmt: skip
     return [
         StructuredTool.from_function(

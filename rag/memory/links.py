@@ -22,6 +22,7 @@ from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.rag.memory.model import Memory, as_utc, utc_now
 from apiatlas.rag.memory.stance import named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory
+from apiatlas.rag.memory.touches import MemoryTouch, find_touches
 
 
 class LinkedMemory(ProjectMemory):
@@ -60,6 +61,22 @@ class LinkedMemory(ProjectMemory):
         # Another agent type's memories are not read: invisible to this one.
         found = [m for m in self.get_many(ids) if m.valid_at(at)]
         return sorted(found, key=lambda m: (-m.importance, as_utc(m.created_at), m.id))
+
+    def touches(self, memory: Memory, *, limit: int = 5) -> list[MemoryTouch]:
+        """The memories in force that ``memory`` almost repeats or contradicts
+        (:mod:`apiatlas.rag.memory.touches`): call it after writing, to tell the team."""
+        similar = [
+            (Memory.model_validate(item.value), float(item.score or 0.0))
+            for namespace in self._namespaces
+            for item in self.store.search(namespace, query=memory.search_text(), limit=limit + 1)
+        ]
+        now = self.clock()
+        similar = [(m, score) for m, score in similar if m.valid_at(now)]
+        refs = memory.endpoint_refs
+        found = self.graph.resolve_signatures(self.project, refs) if refs else {}
+        keys = list(dict.fromkeys(e.key for endpoints in found.values() for e in endpoints))
+        about = self.about(keys, at=now) if keys else []
+        return find_touches(memory, similar, about)
 
     def missing_refs(self, memory: Memory) -> list[str]:
         """The memory's given endpoint refs that name no endpoint in the graph (to flag as

@@ -12,7 +12,8 @@ knowledge graph what the question is about (its matched resources and first endp
   operation kind is one the question asks for); when the graph presents nothing, a plausible
   memory about a resource the question names leads;
 - a memory found through the endpoints the answer presents comes along when it is about the
-  answer's main endpoint (the first primary endpoint, any version of it, and its prerequisites);
+  answer's main endpoint (the first primary endpoint, any version of it, and its prerequisites),
+  at most :data:`ALONG` of them;
 - a team prohibition of any presented endpoint always applies.
 
 The endpoints a memory's text names without refs (its ``inferred_refs``) count for the last rule

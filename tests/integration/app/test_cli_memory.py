@@ -44,8 +44,12 @@ def json_of(
     return json.loads(capsys.readouterr().out)
 
 
+WRITTEN = re.compile(r"\b(?:remembered|with) (mem_[0-9a-f]{12})\b")
+
+
 def added_id(output: str) -> str:
-    found = ID.findall(output)
+    """The id of the memory written (the output may name earlier memories it touches)."""
+    found = WRITTEN.findall(output)
     assert found, output
     return found[-1]
 

@@ -281,6 +281,15 @@ def test_remember_stores_a_scrubbed_memory_that_later_answers_follow(server: Ser
     assert stored["id"] in [m["id"] for m in memories]
     assert TOKEN not in json.dumps(answer.structured_content)
 
+    # The same note again is written, and the reply says which memory it repeats.
+    again = server.call(
+        "remember", {"text": text, "kind": "warning", "refs": ["POST /v2/locations"]}
+    )
+    assert not again.is_error, again
+    touches = (again.structured_content or {})["touches"]
+    assert [(t["kind"], t["memory_id"]) for t in touches] == [("near_duplicate", stored["id"])]
+    assert f"almost the same as {stored['id']}" in touches[0]["message"]
+
 
 def test_without_a_graph_mcp_exits_with_a_usage_error_and_writes_nothing_on_stdout(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -5,6 +5,7 @@ see only their own memories while sharing one ingest."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -228,6 +229,28 @@ def test_memory_add_says_what_a_memory_without_refs_is_linked_to(
     assert main(argv) == 0
     [stored] = [m for m in json.loads(capsys.readouterr().out) if m["agent_type"] == "cli-add"]
     assert stored["refs"] == [] and stored["inferred_refs"] == [DELETE]
+
+
+
+def test_memory_add_says_what_an_earlier_memory_it_repeats_or_contradicts_is(
+    atlas: ApiAtlas, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def add(kind: str, text: str) -> str:
+        capsys.readouterr()
+        argv = ["memory", "add", "--home", str(atlas.settings.home), "--project", PROJECT,
+                "--agent-type", "cli-touch", "--kind", kind, text]
+        assert main(argv) == 0  # told, never refused
+        return " ".join(capsys.readouterr().out.split())
+
+    first = add("decision", f"We cancel booked shipments with {CANCEL}.")
+    [first_id] = re.findall(r"mem_[0-9a-f]{12}", first)
+    assert "almost the same" not in first and "contradicts" not in first
+    forbids = add("warning", f"Never call {CANCEL} from the nightly jobs.")
+    assert f"contradicts {first_id} about {CANCEL}: it says to use it, this one forbids it" in forbids
+    again = add("decision", f"We cancel booked shipments with {CANCEL}.")
+    assert f"almost the same as {first_id}" in again
+    assert f"memory supersede {first_id}" in again
+    assert len(team(atlas, "cli-touch").list()) == 3
 
 
 def test_the_ranked_endpoints_after_the_first_k_are_named_and_one_the_team_forbids_goes(
