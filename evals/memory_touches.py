@@ -71,12 +71,11 @@ def flags(dataset: Dataset, similarity: np.ndarray, threshold: float) -> Flags:
     return out
 
 
-def choose(dev: dict[str, Flags | dict[float, Flags]]) -> float | None:
+def choose(dev: dict[str, dict[float, Flags]]) -> float | None:
     """The lowest threshold at which every dev flag is right (``None``: none is)."""
     for t in GRID:
         pooled = Flags()
         for per_threshold in dev.values():
-            assert isinstance(per_threshold, dict)
             pooled = pooled.add(per_threshold[t])
         if pooled.flagged and pooled.precision == 1.0:
             return t
@@ -94,7 +93,7 @@ def calibrate(embeddings: Embeddings, folder: Path = DEV) -> tuple[float | None,
         similarity = _similarities(dataset, embeddings)
         split = validation if dataset.name in VALIDATION else dev
         split[dataset.name] = {t: flags(dataset, similarity, t) for t in GRID}
-    chosen = choose(dev)  # type: ignore[arg-type]
+    chosen = choose(dev)
     lines = ["| set | split | " + " | ".join(f"{t:.2f}" for t in GRID) + " |",
              "| --- | --- | " + " | ".join("---" for _ in GRID) + " |"]
     for split, sets in (("dev", dev), ("validation", validation)):
