@@ -22,7 +22,7 @@ from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.rag.memory.model import Memory, as_utc, utc_now
 from apiatlas.rag.memory.stance import named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory
-from apiatlas.rag.memory.touches import MemoryTouch, find_touches
+from apiatlas.rag.memory.touches import NEAR_DUPLICATE_SCORE, MemoryTouch, find_touches
 
 
 class LinkedMemory(ProjectMemory):
@@ -65,13 +65,11 @@ class LinkedMemory(ProjectMemory):
     def touches(self, memory: Memory, *, limit: int = 5) -> list[MemoryTouch]:
         """The memories in force that ``memory`` almost repeats or contradicts
         (:mod:`apiatlas.rag.memory.touches`): call it after writing, to tell the team."""
-        similar = [
-            (Memory.model_validate(item.value), float(item.score or 0.0))
-            for namespace in self._namespaces
-            for item in self.store.search(namespace, query=memory.search_text(), limit=limit + 1)
-        ]
         now = self.clock()
-        similar = [(m, score) for m, score in similar if m.valid_at(now)]
+        hits = self.recall(
+            memory.search_text(), at=now, limit=limit + 1, min_score=NEAR_DUPLICATE_SCORE
+        )
+        similar = [(hit.memory, hit.score) for hit in hits]
         refs = memory.endpoint_refs
         found = self.graph.resolve_signatures(self.project, refs) if refs else {}
         keys = list(dict.fromkeys(e.key for endpoints in found.values() for e in endpoints))

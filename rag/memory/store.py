@@ -217,10 +217,8 @@ class ProjectMemory:
         Raises:
             UnknownMemory: No such id in this project (or agent type).
         """
-        for namespace in self._namespaces:
-            item = self.store.get(namespace, memory_id)
-            if item is not None:
-                return Memory.model_validate(item.value)
+        for found in self.get_many([memory_id]):
+            return found
         raise UnknownMemory(
             f"no memory {memory_id!r} in project {self.project!r}"
             + (f" (agent type {self.agent_type!r})" if self.agent_type else "")
