@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,12 +34,14 @@ class Page:
 
 @dataclass
 class Site:
-    """The routes served and the requests seen (``(monotonic time, path)``)."""
+    """The routes served and the requests seen (``(clock time, path)``); ``clock`` is the
+    crawler's when a test gives the crawl a clock of its own."""
 
     port: int = 0
     routes: dict[str, Page] = field(default_factory=dict)
     requests: list[tuple[float, str]] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
+    clock: Callable[[], float] = time.monotonic
 
     def url(self, path: str, host: str = "127.0.0.1") -> str:
         return f"http://{host}:{self.port}{path}"
@@ -60,7 +62,7 @@ class Site:
 def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-            site.requests.append((time.monotonic(), self.path))
+            site.requests.append((site.clock(), self.path))
             missing = Page(b"not found", 404, {"Content-Type": "text/plain"})
             page = site.routes.get(self.path, missing)
             if page.slow and site.stopping.wait(SLOW_SECONDS):
