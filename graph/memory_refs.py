@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 from apiatlas.errors import UsageError
+from apiatlas.graph.model import MemoryLink
 from apiatlas.graph.signatures import HTTP_METHODS, endpoint_key, normalise_endpoint
 from apiatlas.graph.words import noun_phrase
 
@@ -116,3 +117,34 @@ def resolve_refs(
         table = by_signature if target.kind == "endpoint" else by_name
         found[ref] = sorted(set(table.get(target.match, [])))
     return found
+
+
+RefFlags = tuple[bool | None, bool | None]
+"""``(avoid, inferred)`` of one ref as stored with its link; ``None`` where the link predates
+the flags."""
+
+
+def memory_link(memory_id: str, rank: str | None, direct: Iterable[RefFlags]) -> MemoryLink:
+    """How one memory's link to one endpoint reads back (every store builds it here).
+
+    Args:
+        memory_id: The memory.
+        rank: Its reading order as linked (``None``: the link predates it).
+        direct: The flags of each of its refs that names the endpoint itself (none when the
+            memory reaches the endpoint through its resource only).
+
+    A flag the link predates reads as the answer that makes a reader look at the memory: it
+    may forbid the endpoint, and it may name it.
+    """
+    flags = list(direct)
+    return MemoryLink(
+        memory_id=memory_id,
+        avoids=any(avoid is None or avoid for avoid, _ in flags),
+        named=any(inferred is None or not inferred for _, inferred in flags),
+        rank=rank or "",
+    )
+
+
+def in_reading_order(links: Iterable[MemoryLink]) -> list[MemoryLink]:
+    """Links in ``(rank, memory_id)`` order, as :meth:`MemoryLinks.memory_links` lists them."""
+    return sorted(links, key=lambda link: (link.rank, link.memory_id))

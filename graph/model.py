@@ -7,7 +7,7 @@ with the typed read models below.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -135,6 +135,20 @@ class EndpointRef(BaseModel):
     def signature(self) -> str:
         """``METHOD /path``."""
         return f"{self.method} {self.path}"
+
+
+class MemoryLink(NamedTuple):
+    """A project memory linked to one endpoint, with what the memory's refs say about it
+    (:meth:`~apiatlas.graph.store.MemoryLinks.memory_links`)."""
+
+    memory_id: str
+    avoids: bool
+    """A ref naming the endpoint is one the memory forbids (or the link predates the flag)."""
+    named: bool
+    """A ref the team gave names the endpoint itself: not only its resource, not a ref inferred
+    from the memory's text (or the link predates the flag)."""
+    rank: str
+    """The memory's place in reading order, as given when it was linked."""
 
 
 class ParameterRef(BaseModel):

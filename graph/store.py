@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol, get_args
 
 from apiatlas.graph.model import (
@@ -36,6 +36,7 @@ from apiatlas.graph.model import (
     EndpointRef,
     GraphBatch,
     GraphStats,
+    MemoryLink,
     Neighbourhood,
     Node,
     NodeLabel,
@@ -233,7 +234,16 @@ class MemoryLinks(Protocol):
     """
 
     @abstractmethod
-    def link_memory(self, project: str, memory_id: str, refs: Sequence[str]) -> list[str]:
+    def link_memory(
+        self,
+        project: str,
+        memory_id: str,
+        refs: Sequence[str],
+        *,
+        avoid: Collection[str] = (),
+        inferred: Collection[str] = (),
+        rank: str = "",
+    ) -> list[str]:
         """Replace the memory's links with links to what its ``refs`` name.
 
         An endpoint ref (``METHOD /path``) links to every endpoint it names (as in
@@ -242,6 +252,14 @@ class MemoryLinks(Protocol):
         link, so a link to an endpoint that a re-ingest removes disappears and comes back when
         the endpoint does; a ref that names nothing yet links as soon as an ingest adds what it
         names.
+
+        Args:
+            project: The project of the memory.
+            memory_id: The memory.
+            refs: What the memory is about.
+            avoid: The refs the memory forbids (read back as :attr:`MemoryLink.avoids`).
+            inferred: The refs found in the memory's text rather than given by the team.
+            rank: Where the memory comes in reading order: :meth:`memory_links` lists by it.
 
         Returns:
             The refs (as given) that name nothing in the graph now.
@@ -256,12 +274,23 @@ class MemoryLinks(Protocol):
         """Remove every link of the memory (nothing happens if it has none)."""
 
     @abstractmethod
+    def memory_links(self, project: str, keys: Sequence[str]) -> dict[str, list[MemoryLink]]:
+        """The memories linked to each endpoint key, directly or through its resource, with
+        what their refs say about that endpoint, so a reader can pick the few to read.
+
+        Returns:
+            Endpoint key -> its links in ``(rank, memory_id)`` order, only for the keys that
+            exist and have memories.
+        """
+
     def memories_about(self, project: str, keys: Sequence[str]) -> dict[str, list[str]]:
         """Ids of the memories linked to each endpoint key, directly or through its resource.
 
         Returns:
             Endpoint key -> sorted memory ids, only for the keys that exist and have memories.
         """
+        found = self.memory_links(project, keys)
+        return {key: sorted(link.memory_id for link in links) for key, links in found.items()}
 
 
 class LinkedGraphStore(KnowledgeGraphStore, MemoryLinks):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter, deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -22,7 +22,14 @@ from typing import Any, NamedTuple
 from apiatlas.errors import StoreError
 from apiatlas.graph.diff import edge_diff, node_diff, outside_keys
 from apiatlas.graph.fts import Fts5Tokenizer, rank_rows
-from apiatlas.graph.memory_refs import endpoint_matches, probe, ref_target, resolve_refs
+from apiatlas.graph.memory_refs import (
+    endpoint_matches,
+    in_reading_order,
+    memory_link,
+    probe,
+    ref_target,
+    resolve_refs,
+)
 from apiatlas.graph.model import (
     ChangeSummary,
     Dependency,
@@ -31,6 +38,7 @@ from apiatlas.graph.model import (
     EndpointRef,
     GraphBatch,
     GraphStats,
+    MemoryLink,
     Neighbourhood,
     Node,
     NodeLabel,
@@ -91,7 +99,7 @@ class InMemoryGraphStore(LinkedGraphStore):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._graphs: dict[str, _Graph] | None = {}
-        self._links: dict[str, dict[str, list[str]]] = {}  # project -> memory id -> its refs
+        self._links: dict[str, dict[str, _Linked]] = {}  # project -> memory id -> its refs
         self._revisions: dict[str, str] = {}
         self._tokenizer = Fts5Tokenizer()
 
@@ -296,13 +304,23 @@ class InMemoryGraphStore(LinkedGraphStore):
 
     # -- memory links: each memory's refs, resolved against the graph whenever links are read --
 
-    def link_memory(self, project: str, memory_id: str, refs: Sequence[str]) -> list[str]:
+    def link_memory(
+        self,
+        project: str,
+        memory_id: str,
+        refs: Sequence[str],
+        *,
+        avoid: Collection[str] = (),
+        inferred: Collection[str] = (),
+        rank: str = "",
+    ) -> list[str]:
         """See :meth:`MemoryLinks.link_memory`."""
         unique = list(dict.fromkeys(refs))
         for ref in unique:
             ref_target(ref)  # a malformed ref fails before anything changes
+        linked = _Linked(unique, frozenset(avoid), frozenset(inferred), rank)
         with self._project(project) as g:
-            self._links.setdefault(project, {})[memory_id] = unique
+            self._links.setdefault(project, {})[memory_id] = linked
             found = _resolve(g, {memory_id: unique})[memory_id]
         return [ref for ref in unique if not found[ref]]
 
@@ -311,20 +329,31 @@ class InMemoryGraphStore(LinkedGraphStore):
         with self._open():
             self._links.get(project, {}).pop(memory_id, None)
 
-    def memories_about(self, project: str, keys: Sequence[str]) -> dict[str, list[str]]:
-        """See :meth:`MemoryLinks.memories_about`."""
+    def memory_links(self, project: str, keys: Sequence[str]) -> dict[str, list[MemoryLink]]:
+        """See :meth:`MemoryLinks.memory_links`."""
         with self._project(project) as g:
-            named: dict[str, set[str]] = {}  # node key -> the memories whose refs name it
-            for memory_id, found in _resolve(g, self._links.get(project, {})).items():
-                for nodes in found.values():
+            linked = self._links.get(project, {})
+            naming: dict[str, dict[str, list[str]]] = {}  # node key -> memory id -> its refs
+            found = _resolve(g, {mid: m.refs for mid, m in linked.items()})
+            for memory_id, by_ref in found.items():
+                for ref, nodes in by_ref.items():
                     for node in nodes:
-                        named.setdefault(node, set()).add(memory_id)
+                        naming.setdefault(node, {}).setdefault(memory_id, []).append(ref)
             out = {}
             for key in dict.fromkeys(keys):
-                if key in g.nodes and g.nodes[key].label == "Endpoint":
-                    ids = named.get(key, set()) | named.get(g.props(key).get("resource", ""), set())
-                    if ids:
-                        out[key] = sorted(ids)
+                if key not in g.nodes or g.nodes[key].label != "Endpoint":
+                    continue
+                direct = naming.get(key, {})
+                ids = {*direct, *naming.get(g.props(key).get("resource", ""), {})}
+                links = [
+                    memory_link(mid, linked[mid].rank, (
+                        (ref in linked[mid].avoid, ref in linked[mid].inferred)
+                        for ref in direct.get(mid, ())
+                    ))
+                    for mid in ids
+                ]  # fmt: skip
+                if links:
+                    out[key] = in_reading_order(links)
         return out
 
     def close(self) -> None:
@@ -364,6 +393,15 @@ def _apply_edges(g: _Graph, batch: GraphBatch) -> ChangeSummary:
     for ident, text in inserts:
         g.edges[(scope, *ident)] = text
     return diff.summary(inserted=len(inserts))
+
+
+class _Linked(NamedTuple):
+    """A memory's refs as linked, with what it says about them."""
+
+    refs: list[str]
+    avoid: frozenset[str]
+    inferred: frozenset[str]
+    rank: str
 
 
 def _resolve(g: _Graph, refs: dict[str, list[str]]) -> dict[str, dict[str, list[str]]]:

@@ -14,20 +14,23 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
 import neo4j
 
 from apiatlas.graph.neo4j import queries as q
 from apiatlas.graph.memory_refs import (
+    RefFlags,
     SignatureProbe,
     endpoint_matches,
+    in_reading_order,
+    memory_link,
     probe,
     ref_target,
     resolve_refs,
 )
-from apiatlas.graph.model import EndpointRef
+from apiatlas.graph.model import EndpointRef, MemoryLink
 from apiatlas.graph.records import endpoint_ref
 from apiatlas.graph.store import LinkedGraphStore
 
@@ -111,7 +114,16 @@ class Neo4jMemoryLinks(LinkedGraphStore):
 
         return self._session(work, write=False) if probes else {}
 
-    def link_memory(self, project: str, memory_id: str, refs: Sequence[str]) -> list[str]:
+    def link_memory(
+        self,
+        project: str,
+        memory_id: str,
+        refs: Sequence[str],
+        *,
+        avoid: Collection[str] = (),
+        inferred: Collection[str] = (),
+        rank: str = "",
+    ) -> list[str]:
         """See :meth:`MemoryLinks.link_memory`.
 
         The memory node keeps the refs; the ABOUT links are derived from them here and again
@@ -121,8 +133,14 @@ class Neo4jMemoryLinks(LinkedGraphStore):
         for ref in unique:
             ref_target(ref)  # a malformed ref fails before anything is written
 
+        params = {
+            "project": project, "id": memory_id, "refs": unique, "rank": rank,
+            "avoid": [r for r in unique if r in avoid],
+            "inferred": [r for r in unique if r in inferred],
+        }  # fmt: skip
+
         def work(tx: neo4j.ManagedTransaction) -> list[str]:
-            tx.run(q.MEMORY_UPSERT, {"project": project, "id": memory_id, "refs": unique}).consume()
+            tx.run(q.MEMORY_UPSERT, params).consume()
             return sync_links(tx, project, [memory_id]).get(memory_id, [])
 
         return self._session(work, write=True)
@@ -132,9 +150,33 @@ class Neo4jMemoryLinks(LinkedGraphStore):
         params = {"project": project, "id": memory_id}
         self._session(lambda tx: tx.run(q.MEMORY_DELETE, params).consume(), write=True)
 
-    def memories_about(self, project: str, keys: Sequence[str]) -> dict[str, list[str]]:
-        """See :meth:`MemoryLinks.memories_about`."""
+    def memory_links(self, project: str, keys: Sequence[str]) -> dict[str, list[MemoryLink]]:
+        """See :meth:`MemoryLinks.memory_links`."""
         params = {"project": project, "keys": list(dict.fromkeys(keys))}
         rows = self._session(lambda tx: tx.run(q.MEMORIES_ABOUT, params).data(), write=False)
-        out = {r["key"]: sorted({*r["direct"], *r["via"]}) for r in rows}
-        return {key: ids for key, ids in out.items() if ids}
+        out: dict[str, list[MemoryLink]] = {}
+        for row in rows:
+            direct = {m["id"]: m for m in row["direct"]}
+            ranks = {m["id"]: m["rank"] for m in [*row["via"], *row["direct"]]}
+            links = [
+                memory_link(mid, rank, _naming(direct.get(mid), row["method"], row["path"]))
+                for mid, rank in ranks.items()
+            ]
+            if links:
+                out[row["key"]] = in_reading_order(links)
+        return out
+
+
+def _naming(memory: dict[str, Any] | None, method: str, path: str) -> list[RefFlags]:
+    """The flags of the memory's refs that name the endpoint ``method path`` itself."""
+    if memory is None:
+        return []
+    avoid, inferred = memory["avoid"], memory["inferred"]
+    out: list[RefFlags] = []
+    for ref in memory["refs"] or []:
+        if ref_target(ref).kind == "endpoint" and endpoint_matches(probe(ref), method, path):
+            out.append((
+                None if avoid is None else ref in avoid,
+                None if inferred is None else ref in inferred,
+            ))  # fmt: skip
+    return out

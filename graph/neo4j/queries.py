@@ -330,12 +330,14 @@ STATS_EDGES_ALL = "MATCH (:ApiAtlas)-[r]->(:ApiAtlas) RETURN type(r) AS type, co
 
 
 # -- project-memory links ---------------------------------------------------------------------
-# (:Memory:ApiAtlasMemory {project, id, refs})-[:ABOUT {project}]->(:Endpoint|:Resource). The
-# refs are kept on the node so apply() can re-create ABOUT links when a removed endpoint returns.
+# (:Memory:ApiAtlasMemory {project, id, refs, avoid, inferred, rank})-[:ABOUT {project}]->
+# (:Endpoint|:Resource). The refs are kept on the node so apply() can re-create ABOUT links when
+# a removed endpoint returns; avoid and inferred are the refs the memory forbids and those found
+# in its text (null on a node written before them), rank its reading order.
 
 MEMORY_UPSERT = """
 MERGE (m:ApiAtlasMemory {project: $project, id: $id})
-SET m:Memory, m.refs = $refs
+SET m:Memory, m.refs = $refs, m.avoid = $avoid, m.inferred = $inferred, m.rank = $rank
 """
 MEMORY_DELETE = "MATCH (m:ApiAtlasMemory {project: $project, id: $id}) DETACH DELETE m"
 # $ids null: every memory of the project.
@@ -380,8 +382,8 @@ UNWIND $keys AS k
 MATCH (e:ApiAtlas {project: $project, key: k}) USING INDEX SEEK e:ApiAtlas(project, key)
 WHERE e:Endpoint
 OPTIONAL MATCH (e)<-[:ABOUT]-(m:ApiAtlasMemory {project: $project})
-WITH e, collect(m.id) AS direct
+WITH e, collect(m {.id, .refs, .avoid, .inferred, .rank}) AS direct
 OPTIONAL MATCH (:Resource:ApiAtlas {project: $project, key: e.resource})
                <-[:ABOUT]-(n:ApiAtlasMemory {project: $project})
-RETURN e.key AS key, direct, collect(n.id) AS via
+RETURN e.key AS key, e.method AS method, e.path AS path, direct, collect(n {.id, .rank}) AS via
 """

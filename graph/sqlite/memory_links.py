@@ -11,19 +11,22 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from apiatlas.graph.sqlite import queries as q
 from apiatlas.graph.memory_refs import (
+    RefFlags,
     SignatureProbe,
     endpoint_matches,
+    in_reading_order,
+    memory_link,
     probe,
     ref_target,
     resolve_refs,
     resource_forms,
 )
-from apiatlas.graph.model import EndpointRef
+from apiatlas.graph.model import EndpointRef, MemoryLink
 from apiatlas.graph.records import endpoint_ref
 from apiatlas.graph.signatures import endpoint_key
 
@@ -53,15 +56,25 @@ def resolve_signatures(
 
 
 def link_memory(
-    conn: sqlite3.Connection, project: str, memory_id: str, refs: Sequence[str]
+    conn: sqlite3.Connection,
+    project: str,
+    memory_id: str,
+    refs: Sequence[str],
+    *,
+    avoid: Collection[str] = (),
+    inferred: Collection[str] = (),
+    rank: str = "",
 ) -> list[str]:
-    """Replace the memory's stored refs (inside the caller's transaction); return those that
-    name nothing now."""
+    """Replace the memory's stored refs and their flags (inside the caller's transaction);
+    return the refs that name nothing now."""
     targets = {ref: ref_target(ref) for ref in dict.fromkeys(refs)}
     conn.execute(q.MEMORY_REFS_DELETE, (project, memory_id))
     conn.executemany(
         q.MEMORY_REFS_INSERT,
-        [(project, memory_id, ref, t.kind, t.match) for ref, t in targets.items()],
+        [
+            (project, memory_id, ref, t.kind, t.match, ref in avoid, ref in inferred, rank)
+            for ref, t in targets.items()
+        ],
     )
     endpoints = {
         key: (key, props.get("method", ""), props.get("path", ""))
@@ -82,10 +95,10 @@ def unlink_memory(conn: sqlite3.Connection, project: str, memory_id: str) -> Non
     conn.execute(q.MEMORY_REFS_DELETE, (project, memory_id))
 
 
-def memories_about(
+def memory_links(
     conn: sqlite3.Connection, project: str, keys: Sequence[str]
-) -> dict[str, list[str]]:
-    """See :meth:`MemoryLinks.memories_about`."""
+) -> dict[str, list[MemoryLink]]:
+    """See :meth:`MemoryLinks.memory_links`."""
     rows = conn.execute(q.ENDPOINT_SIGNATURES, (json.dumps(list(keys)), project)).fetchall()
     if not rows:
         return {}
@@ -98,16 +111,27 @@ def memories_about(
         "endpoint": sorted(set(signatures.values())),
         "resource": sorted({form for forms in names.values() for form in forms}),
     }
-    by_match: dict[tuple[str, str], set[str]] = {}
+    # (kind, match) -> memory id -> the flags of its refs with that match
+    by_match: dict[tuple[str, str], dict[str, list[RefFlags]]] = {}
+    ranks: dict[str, str | None] = {}
     for kind, matches in wanted.items():
         params = (project, kind, json.dumps(matches))
-        for memory_id, match in conn.execute(q.MEMORY_REFS_MATCHING, params):
-            by_match.setdefault((kind, match), set()).add(memory_id)
-    out: dict[str, list[str]] = {}
+        for memory_id, match, avoid, inferred, rank in conn.execute(q.MEMORY_REFS_MATCHING, params):
+            flags = (_flag(avoid), _flag(inferred))
+            by_match.setdefault((kind, match), {}).setdefault(memory_id, []).append(flags)
+            ranks[memory_id] = rank
+    out: dict[str, list[MemoryLink]] = {}
     for key, signature in signatures.items():
-        ids = set(by_match.get(("endpoint", signature), ()))
+        direct = by_match.get(("endpoint", signature), {})
+        ids = set(direct)
         for form in names.get(resource_of[key], ()):
-            ids |= by_match.get(("resource", form), set())
+            ids |= set(by_match.get(("resource", form), {}))
         if ids:
-            out[key] = sorted(ids)
+            out[key] = in_reading_order(
+                memory_link(mid, ranks[mid], direct.get(mid, ())) for mid in ids
+            )
     return out
+
+
+def _flag(stored: int | None) -> bool | None:
+    return None if stored is None else bool(stored)

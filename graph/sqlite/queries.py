@@ -44,6 +44,9 @@ CREATE TABLE IF NOT EXISTS memory_refs (
     ref       TEXT NOT NULL,
     kind      TEXT NOT NULL,
     match     TEXT NOT NULL,
+    avoid     INTEGER,
+    inferred  INTEGER,
+    rank      TEXT,
     PRIMARY KEY (project, memory_id, ref)
 );
 CREATE TABLE IF NOT EXISTS revisions (
@@ -194,11 +197,16 @@ DELETE_PROJECT = (
 
 MEMORY_REFS_DELETE = "DELETE FROM memory_refs WHERE project = ? AND memory_id = ?"
 MEMORY_REFS_INSERT = """
-INSERT OR IGNORE INTO memory_refs (project, memory_id, ref, kind, match) VALUES (?, ?, ?, ?, ?)
+INSERT OR IGNORE INTO memory_refs (project, memory_id, ref, kind, match, avoid, inferred, rank)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 """
+# A file written before the flags: they are added, empty (read as "look at the memory").
+MEMORY_REFS_COLUMNS = "SELECT name FROM pragma_table_info('memory_refs')"
+MEMORY_REFS_FLAGS = (("avoid", "INTEGER"), ("inferred", "INTEGER"), ("rank", "TEXT"))
+MEMORY_REFS_ADD = "ALTER TABLE memory_refs ADD COLUMN {name} {kind}"  # names from the tuple above
 # The second argument is a JSON array of comparison forms (bound, never spliced).
 MEMORY_REFS_MATCHING = """
-SELECT memory_id, match FROM memory_refs
+SELECT memory_id, match, avoid, inferred, rank FROM memory_refs
 WHERE project = ? AND kind = ? AND match IN (SELECT value FROM json_each(?))
 """
 # Candidates for one signature: same method, path in [prefix, prefix + U+10FFFF), i.e. starting

@@ -11,7 +11,7 @@ import json
 import sqlite3
 import threading
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -29,6 +29,7 @@ from apiatlas.graph.model import (
     EndpointRef,
     GraphBatch,
     GraphStats,
+    MemoryLink,
     Neighbourhood,
     Node,
     NodeLabel,
@@ -67,6 +68,10 @@ class SqliteGraphStore(LinkedGraphStore):
             for pragma in q.PRAGMAS:
                 self._conn.execute(pragma)
             self._conn.executescript(q.SCHEMA)
+            columns = {name for (name,) in self._conn.execute(q.MEMORY_REFS_COLUMNS)}
+            for name, kind in q.MEMORY_REFS_FLAGS:
+                if name not in columns:
+                    self._conn.execute(q.MEMORY_REFS_ADD.format(name=name, kind=kind))
         except (sqlite3.Error, OSError) as e:
             raise StoreError(f"cannot open the graph store at {self.path}: {e}") from e
 
@@ -364,7 +369,16 @@ class SqliteGraphStore(LinkedGraphStore):
         with self._read() as conn:
             return memory_links.resolve_signatures(conn, project, signatures, api)
 
-    def link_memory(self, project: str, memory_id: str, refs: Sequence[str]) -> list[str]:
+    def link_memory(
+        self,
+        project: str,
+        memory_id: str,
+        refs: Sequence[str],
+        *,
+        avoid: Collection[str] = (),
+        inferred: Collection[str] = (),
+        rank: str = "",
+    ) -> list[str]:
         """See :meth:`MemoryLinks.link_memory`.
 
         The refs are stored (in comparison form) and resolved whenever links are read, so links
@@ -373,7 +387,9 @@ class SqliteGraphStore(LinkedGraphStore):
         with self._read() as conn:
             conn.execute(q.BEGIN)
             try:
-                unmatched = memory_links.link_memory(conn, project, memory_id, refs)
+                unmatched = memory_links.link_memory(
+                    conn, project, memory_id, refs, avoid=avoid, inferred=inferred, rank=rank
+                )
                 conn.execute(q.COMMIT)
                 return unmatched
             except BaseException:
@@ -385,10 +401,10 @@ class SqliteGraphStore(LinkedGraphStore):
         with self._read() as conn:
             memory_links.unlink_memory(conn, project, memory_id)
 
-    def memories_about(self, project: str, keys: Sequence[str]) -> dict[str, list[str]]:
-        """See :meth:`MemoryLinks.memories_about`."""
+    def memory_links(self, project: str, keys: Sequence[str]) -> dict[str, list[MemoryLink]]:
+        """See :meth:`MemoryLinks.memory_links`."""
         with self._read() as conn:
-            return memory_links.memories_about(conn, project, keys)
+            return memory_links.memory_links(conn, project, keys)
 
     def close(self) -> None:
         """Close the connection. Safe to call twice."""

@@ -7,6 +7,7 @@ import pytest
 
 from apiatlas.errors import UsageError
 from apiatlas.graph.build.ingest import ingest_graph
+from apiatlas.graph.model import MemoryLink
 from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.graph.testing.base import (
     CREATE_LOCATION,
@@ -39,6 +40,38 @@ class MemoryLinksTests:
         }
         listed = store.memories_about(P, ["ship/endpoint/GET /v2/locations"])
         assert listed == {"ship/endpoint/GET /v2/locations": ["m-alias", "m-plural"]}
+
+    def test_links_say_what_the_memory_forbids_and_names_in_reading_order(
+        self, store: LinkedGraphStore
+    ) -> None:
+        load(store)
+        store.link_memory(
+            P, "m-ban", ["POST /v2/locations", "GET /v2/locations/{id}"],
+            avoid=["POST /v2/locations"], rank="2",
+        )  # fmt: skip
+        store.link_memory(P, "m-text", ["post /v2/locations"], inferred=["post /v2/locations"],
+                          avoid=["post /v2/locations"], rank="1")  # fmt: skip
+        store.link_memory(P, "m-res", ["location"], avoid=["location"], rank="1")
+        store.link_memory(P, "m-tie", ["GET /v2/locations/{id}"], rank="1")
+        assert store.memory_links(P, [CREATE_LOCATION, READ_LOCATION, "nope"]) == {
+            CREATE_LOCATION: [
+                MemoryLink("m-res", avoids=False, named=False, rank="1"),
+                MemoryLink("m-text", avoids=True, named=False, rank="1"),
+                MemoryLink("m-ban", avoids=True, named=True, rank="2"),
+            ],
+            READ_LOCATION: [
+                MemoryLink("m-res", avoids=False, named=False, rank="1"),
+                MemoryLink("m-tie", avoids=False, named=True, rank="1"),
+                MemoryLink("m-ban", avoids=False, named=True, rank="2"),
+            ],
+        }
+        assert store.memories_about(P, [CREATE_LOCATION]) == {
+            CREATE_LOCATION: ["m-ban", "m-res", "m-text"]
+        }
+        store.link_memory(P, "m-ban", ["POST /v2/locations"], rank="0")  # replaced: no ban now
+        assert store.memory_links(P, [CREATE_LOCATION])[CREATE_LOCATION][0] == MemoryLink(
+            "m-ban", avoids=False, named=True, rank="0"
+        )
 
     def test_link_replaces_returns_unmatched_and_unlinks(self, store: LinkedGraphStore) -> None:
         load(store)

@@ -32,7 +32,7 @@ from apiatlas.rag.memory.precedence import (
     answering_procedure,
     apply_precedence,
 )
-from apiatlas.rag.memory.relevance import forbids_presented, relevant_views
+from apiatlas.rag.memory.relevance import forbids_presented, linked_to_read, relevant_views
 from apiatlas.rag.memory.stance import classify_stances, named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory
 from apiatlas.rag.answer.result import AnswerResult
@@ -123,7 +123,7 @@ class MemoryStep:
         if runtime.store is not None and not (
             state.get("degraded") or state.get("memory_unavailable")
         ):
-            hits = _merge(hits, self._linked(runtime, ctx, lookup, related))
+            hits = _merge(hits, *self._linked(runtime, ctx, lookup, related, hits))
         if not hits:
             return split_shown(lookup, confident), details, related, None
         views = self._views(ctx, hits)
@@ -150,15 +150,22 @@ class MemoryStep:
         ctx: AgentContext,
         lookup: GraphLookup,
         related: list[EndpointRef],
-    ) -> list[MemoryHit]:
-        keys = [e.key for e in [*lookup.primary, *related]]
-        keys += [d.provider.key for d in lookup.prerequisites]
-        if not keys or runtime.store is None:
-            return []
+        recalled: list[MemoryHit],
+    ) -> tuple[list[MemoryHit], set[str]]:
+        """The linked memories the answer may use (:func:`linked_to_read`) besides those
+        ``recalled``, and the ids of every memory linked to what it presents."""
+        presented = [*lookup.primary, *related, *(d.provider for d in lookup.prerequisites)]
+        if not presented or runtime.store is None:
+            return [], set()
+        links = self.graph.memory_links(ctx.project, [e.key for e in presented])
         memory = LinkedMemory(
             runtime.store, ctx.project, graph=self.graph, agent_type=ctx.agent_type
         )
-        return [MemoryHit(memory=m, matched="ref") for m in memory.about(keys, at=ctx.at)]
+        known = {h.memory.id for h in recalled}
+        wanted = linked_to_read(links, lookup, presented, known)
+        read = memory.first_in_force(wanted, at=ctx.at)
+        every = {link.memory_id for found in links.values() for link in found}
+        return [MemoryHit(memory=m, matched="ref") for m in read], every
 
     def _view(self, ctx: AgentContext, hit: MemoryHit, refs: Sequence[str]) -> MemoryView:
         """The memory with its stances, and ``refs`` looked up in the graph."""
@@ -190,14 +197,17 @@ class MemoryStep:
         return views
 
 
-def _merge(semantic: list[MemoryHit], linked: list[MemoryHit]) -> list[MemoryHit]:
-    """Semantic hits in their order, then the linked ones; a memory found both ways is ``both``."""
-    by_id = {h.memory.id: h for h in semantic}
+def _merge(
+    semantic: list[MemoryHit], linked: list[MemoryHit], every: set[str]
+) -> list[MemoryHit]:
+    """Semantic hits in their order, then the linked ones; a memory found both ways (linked to
+    a presented endpoint, read or not) is ``both``."""
+    by_id = {
+        h.memory.id: h.model_copy(update={"matched": "both"}) if h.memory.id in every else h
+        for h in semantic
+    }
     for hit in linked:
-        found = by_id.get(hit.memory.id)
-        by_id[hit.memory.id] = (
-            found.model_copy(update={"matched": "both"}) if found is not None else hit
-        )
+        by_id.setdefault(hit.memory.id, hit)
     return list(by_id.values())
 
 

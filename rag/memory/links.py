@@ -19,10 +19,19 @@ from datetime import datetime
 from langgraph.store.base import BaseStore
 
 from apiatlas.graph.store import LinkedGraphStore
-from apiatlas.rag.memory.model import Memory, as_utc, utc_now
-from apiatlas.rag.memory.stance import named_endpoints
+from apiatlas.rag.memory.model import Memory, utc_now
+from apiatlas.rag.memory.stance import classify_stances, named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory
 from apiatlas.rag.memory.touches import NEAR_DUPLICATE_SCORE, MemoryTouch, find_touches
+
+
+READ_PAGE = 50
+"""Memories :meth:`LinkedMemory.first_in_force` reads at a time past a list's head."""
+
+
+def in_reading_order(memories: Sequence[Memory]) -> list[Memory]:
+    """Most important first, then oldest, then by id: the order of the graph's links."""
+    return sorted(memories, key=lambda m: (m.reading_rank, m.id))
 
 
 class LinkedMemory(ProjectMemory):
@@ -60,7 +69,40 @@ class LinkedMemory(ProjectMemory):
         ids = sorted({memory_id for ids in linked.values() for memory_id in ids})
         # Another agent type's memories are not read: invisible to this one.
         found = [m for m in self.get_many(ids) if m.valid_at(at)]
-        return sorted(found, key=lambda m: (-m.importance, as_utc(m.created_at), m.id))
+        return in_reading_order(found)
+
+    def first_in_force(
+        self, wanted: Sequence[tuple[Sequence[str], int]], *, at: datetime | None = None
+    ) -> list[Memory]:
+        """From each list of ids, in its order, the first ``n`` memories of this agent type
+        valid at ``at``; all of them in reading order, each once.
+
+        One read for the heads of every list; a list whose head held memories of another agent
+        type or out of force reads on, in pages of :data:`READ_PAGE`.
+        """
+        lists = [(list(dict.fromkeys(ids)), n) for ids, n in wanted]
+        read_to = [0] * len(lists)
+        found: dict[str, Memory] = {}
+        seen: set[str] = set()
+        while True:
+            page: list[str] = []
+            for k, (ids, n) in enumerate(lists):
+                kept = sum(i in found for i in ids[: read_to[k]])
+                if kept >= n or read_to[k] >= len(ids):
+                    continue
+                step = n - kept if read_to[k] == 0 else max(n - kept, READ_PAGE)
+                page += ids[read_to[k] : read_to[k] + step]
+                read_to[k] += step
+            if not page:
+                break
+            unread = [i for i in dict.fromkeys(page) if i not in seen]
+            seen.update(unread)
+            found.update((m.id, m) for m in self.get_many(unread) if m.valid_at(at))
+        chosen: dict[str, Memory] = {}
+        for ids, n in wanted:
+            for memory_id in [i for i in ids if i in found][:n]:
+                chosen[memory_id] = found[memory_id]
+        return in_reading_order(list(chosen.values()))
 
     def touches(self, memory: Memory, *, limit: int = 5) -> list[MemoryTouch]:
         """The memories in force that ``memory`` almost repeats or contradicts
@@ -128,6 +170,12 @@ class LinkedMemory(ProjectMemory):
     def _link(self, memories: Sequence[Memory]) -> None:
         for memory in memories:
             if memory.valid_to is None:
-                self.graph.link_memory(self.project, memory.id, memory.linked_refs)
+                stances = classify_stances(memory)
+                self.graph.link_memory(
+                    self.project, memory.id, memory.linked_refs,
+                    avoid=[ref for ref, stance in stances.items() if stance == "avoid"],
+                    inferred=[r for r in memory.inferred_refs if r not in memory.refs],
+                    rank=memory.reading_rank,
+                )  # fmt: skip
             else:
                 self.graph.unlink_memory(self.project, memory.id)

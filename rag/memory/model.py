@@ -133,6 +133,14 @@ class Memory(BaseModel):
         """The refs that name resources."""
         return [r for r in self.refs if not is_endpoint_ref(r)]
 
+    @property
+    def reading_rank(self) -> str:
+        """Where it comes when memories about an endpoint are read: most important first, then
+        oldest (then by id). A string, so the graph's links keep the order without knowing
+        memories."""
+        created = as_utc(self.created_at).strftime("%Y-%m-%dT%H:%M:%S.%f")
+        return f"{10 - self.importance:02d} {created}"
+
     def valid_at(self, at: datetime | None = None) -> bool:
         """Whether the team held this memory at ``at`` (now when ``None``).
 

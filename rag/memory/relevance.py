@@ -14,7 +14,8 @@ knowledge graph what the question is about (its matched resources and first endp
 - a memory found through the endpoints the answer presents comes along when it is about the
   answer's main endpoint (the first primary endpoint, any version of it, and its prerequisites),
   at most :data:`ALONG` of them;
-- a team prohibition of any presented endpoint always applies.
+- a team prohibition of any presented endpoint always applies: the endpoint is left out or
+  flagged, citing the first :data:`FORBIDDING` memories that forbid it (most important first).
 
 The endpoints a memory's text names without refs (its ``inferred_refs``) count for the last rule
 only: read as "about" as well, they made 24 of SendGrid's 25 dev controls cite a memory
@@ -26,9 +27,11 @@ Everything else is left out, so a question no memory is about gets exactly the d
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from apiatlas.graph.model import EndpointRef
+from apiatlas.graph.memory_refs import in_reading_order
+from apiatlas.graph.model import EndpointRef, MemoryLink
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.memory.precedence import MemoryView
 
@@ -42,6 +45,11 @@ the order given (semantic hits, then the most important linked ones); memories t
 forbid are not counted. Without a bound an answer at 10,000 memories cited 450 to 1,279 of them
 (``make bench``). 2 is the smallest bound that leaves memory precedence unchanged on every dev
 memory set (1 takes SendGrid's from 0.275 to 0.261; CHANGELOG.md, 2026-12-03)."""
+
+FORBIDDING = 1
+"""Memories cited for forbidding one presented endpoint (those that lead are not counted): one
+says why it is forbidden; the bench's 10,000 memories carry 200 bans of each endpoint.
+CHANGELOG.md, 2026-12-03: the sweep on the dev memory sets."""
 
 _VERSION_SEGMENT = re.compile(r"/v\d+(?=/|$)")
 
@@ -122,14 +130,57 @@ def relevant_views(
     presented = presented_keys(lookup, related)
     kept: list[MemoryView] = []
     along = 0
+    forbidders: Counter[str] = Counter()  # presented key -> memories kept that forbid it
     for view in views:
         view.leads = about_question(view, lookup)
-        if view.leads or forbids_presented(view, presented):
+        banned = {e.key for e in view.endpoints("avoid")} & presented
+        if view.leads or any(forbidders[key] < FORBIDDING for key in banned):
             kept.append(view)
-        elif along < ALONG and about_answer(view, lookup):
+            forbidders.update(banned)
+        elif not banned and along < ALONG and about_answer(view, lookup):
+            # A prohibition left out above is not brought back: others already say it.
             kept.append(view)
             along += 1
     return kept
+
+
+def linked_to_read(
+    links: Mapping[str, Sequence[MemoryLink]],
+    lookup: GraphLookup,
+    presented: Sequence[EndpointRef],
+    recalled: Collection[str] = (),
+) -> list[tuple[list[str], int]]:
+    """Which of the memories linked to the presented endpoints the answer may use, so only
+    they are read: as ``(ids in reading order, how many)`` lists, for
+    :meth:`~apiatlas.rag.memory.links.LinkedMemory.first_in_force`.
+
+    For each presented endpoint, the first :data:`FORBIDDING` memories that forbid it; and the
+    first :data:`ALONG` that forbid none and name the answer's main endpoint (any version of
+    it) with a ref the team gave. A memory found only through links never leads
+    (:func:`about_question`), so no other linked memory can come into the answer.
+
+    Args:
+        links: The graph's links of the presented endpoints (``memory_links``).
+        lookup: What the graph would present in full (its main endpoint is the first).
+        presented: Every endpoint the answer presents or names.
+        recalled: The memories already at hand (recalled for the question): not read again,
+            and not counted.
+    """
+    unique = list({e.key: e for e in presented}.values())
+    fresh = {key: [link for link in found if link.memory_id not in recalled]
+             for key, found in links.items()}  # fmt: skip
+    out = [
+        ([link.memory_id for link in fresh.get(e.key, ()) if link.avoids], FORBIDDING)
+        for e in unique
+    ]
+    banning = {link.memory_id for found in fresh.values() for link in found if link.avoids}
+    main = _families(main_endpoints(lookup))
+    naming = [
+        link for e in unique if family(e) in main for link in fresh.get(e.key, ())
+        if link.named and link.memory_id not in banning
+    ]  # fmt: skip
+    out.append(([link.memory_id for link in in_reading_order(naming)], ALONG))
+    return out
 
 
 def _endpoints(view: MemoryView) -> list[EndpointRef]:

@@ -134,3 +134,35 @@ def test_missing_refs_and_relink(graph: KnowledgeGraphStore, memory_store: BaseS
     memory.relink()
     assert _ids(memory.about([CANCEL_SHIPMENT])) == [procedure.id]
     assert graph.memories_about(P, [CANCEL_SHIPMENT]) == {CANCEL_SHIPMENT: [procedure.id]}
+
+
+def test_links_carry_what_a_memory_forbids_and_the_review_reads_only_the_first_in_force(
+    graph: KnowledgeGraphStore, memory_store: BaseStore
+) -> None:
+    clock = Clock(START)
+    team = LinkedMemory(memory_store, P, graph=graph, clock=clock)
+    support = LinkedMemory(memory_store, P, graph=graph, agent_type="support", clock=clock)
+    clock.advance(hours=1)
+    private = support.remember(
+        "Never delete shipments from the support tools.", kind="warning",
+        refs=["DELETE /v2/shipments/{id}"], scope="agent_type", importance=10,
+    )  # fmt: skip
+    clock.advance(hours=1)
+    ban = team.remember("Never call DELETE /v2/shipments/{id}; cancel instead.",
+                        kind="warning", importance=8)  # refs inferred from the text
+    clock.advance(hours=1)
+    note = team.remember("Deleting a shipment is irreversible.",
+                         refs=["DELETE /v2/shipments/{id}"], importance=8)
+    later = team.remember("Never delete shipments on Fridays.", kind="warning",
+                          refs=["DELETE /v2/shipments/{id}"], importance=2)
+    links = graph.memory_links(P, [DELETE_SHIPMENT])[DELETE_SHIPMENT]
+    assert [(link.memory_id, link.avoids, link.named) for link in links] == [
+        (private.id, True, True), (ban.id, True, False), (note.id, False, True),
+        (later.id, True, True),
+    ]  # most important first, then oldest; the inferred ref does not name it for the team
+    bans = [link.memory_id for link in links if link.avoids]
+    # The support agent's memory is not this agent type's: the next ban is read instead.
+    assert _ids(team.first_in_force([(bans, 1), ([note.id], 1)])) == [ban.id, note.id]
+    assert _ids(support.first_in_force([(bans, 1)])) == [private.id]
+    assert _ids(team.first_in_force([(bans, 2)])) == [ban.id, later.id]
+    assert team.first_in_force([(bans, 1)], at=START) == []

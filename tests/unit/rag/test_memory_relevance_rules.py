@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from apiatlas.graph.model import Dependency, EndpointRef, ResourceInfo
+from apiatlas.graph.model import Dependency, EndpointRef, MemoryLink, ResourceInfo
 from apiatlas.rag.question.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.retrieval.resource_matcher import ResourceMatch
@@ -13,10 +13,12 @@ from apiatlas.rag.memory.model import Matched, Memory, MemoryHit, MemoryKind, pa
 from apiatlas.rag.memory.precedence import MemoryView, apply_precedence
 from apiatlas.rag.memory.relevance import (
     ALONG,
+    FORBIDDING,
     STRONG_SEMANTIC_SCORE,
     about_answer,
     about_question,
     family,
+    linked_to_read,
     main_endpoints,
     relevant_views,
 )
@@ -170,16 +172,51 @@ def test_a_ref_linked_memory_comes_along_only_for_the_main_endpoint_and_its_prer
 
 
 
-def test_few_memories_come_along_for_the_main_endpoint_and_every_prohibition_does() -> None:
+def test_few_memories_come_along_for_the_main_endpoint_and_every_prohibition_applies() -> None:
     # At a team's scale hundreds of memories are about the main endpoint: only the first
-    # ALONG come along, while every memory forbidding a presented endpoint still applies.
-    create = lookup(V2, LIST)
+    # ALONG come along; every presented endpoint the team forbids stays forbidden, citing the
+    # first FORBIDDING memories that forbid it.
+    create = lookup(V2, LIST, SEARCH)
     along = [view(f"Location note {i}: POST /v2/locations.", [V2.signature], kind="fact",
                   matched="ref", score=0.0) for i in range(ALONG + 3)]
-    forbid = view("Never call GET /v2/locations from the nightly jobs.", [LIST.signature],
+    bans = [view(f"Never call GET /v2/locations from job {i}.", [LIST.signature],
+                 kind="warning", matched="ref", score=0.0) for i in range(FORBIDDING + 2)]
+    search = view("Never call POST /v2/locations/search from the jobs.", [SEARCH.signature],
                   kind="warning", matched="ref", score=0.0)
-    kept = relevant_views([*along, forbid], create)
-    assert kept == [*along[:ALONG], forbid]
+    kept = relevant_views([*along, *bans, search], create)
+    assert kept == [*along[:ALONG], *bans[:FORBIDDING], search]
+    # A ban past the bound does not come along either, though it names the main endpoint.
+    ban_v2 = [view(f"Never call POST /v2/locations from job {i}.", [V2.signature],
+                   kind="warning", matched="ref", score=0.0) for i in range(FORBIDDING + 1)]
+    assert relevant_views([*ban_v2, along[0]], create) == [*ban_v2[:FORBIDDING], along[0]]
+    _, team = apply_precedence(kept, create)
+    assert {LIST.key, SEARCH.key} <= team.avoided
+
+
+def test_only_the_linked_memories_an_answer_may_use_are_read() -> None:
+    # The graph's links say which memory forbids or names each presented endpoint, in reading
+    # order: the review reads the first forbidding ones of each and the first naming the main
+    # endpoint (a version of it too), not every memory linked to what the answer shows.
+    create = lookup(V2, LIST)
+    links = {
+        V2.key: [MemoryLink("res", avoids=False, named=False, rank="1"),
+                 MemoryLink("ban-v2", avoids=True, named=True, rank="2"),
+                 MemoryLink("note-v2", avoids=False, named=True, rank="3")],
+        V1.key: [MemoryLink("note-v1", avoids=False, named=True, rank="0")],
+        LIST.key: [MemoryLink("note-list", avoids=False, named=True, rank="0"),
+                   MemoryLink("ban-list", avoids=True, named=True, rank="1"),
+                   MemoryLink("ban-list-2", avoids=True, named=True, rank="2")],
+    }  # fmt: skip
+    assert linked_to_read(links, create, [V2, LIST, V1, LIST]) == [
+        (["ban-v2"], FORBIDDING),
+        (["ban-list", "ban-list-2"], FORBIDDING),
+        ([], FORBIDDING),
+        (["note-v1", "note-v2"], ALONG),  # a ban is read as one, or not at all
+    ]
+    # A memory recalled for the question is at hand: neither read again nor counted.
+    assert linked_to_read(links, create, [V2], recalled={"note-v1", "ban-v2"}) == [
+        ([], FORBIDDING), (["note-v2"], ALONG),
+    ]
 
 
 def test_a_team_prohibition_of_any_presented_endpoint_always_applies() -> None:
