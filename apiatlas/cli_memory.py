@@ -89,6 +89,7 @@ def add_memory_parser(
 def run_memory(args: argparse.Namespace, console: Console, settings: Settings) -> int:
     """Run one ``memory`` subcommand; errors propagate to the CLI's exit-code mapping."""
     from apiatlas.atlas import ApiAtlas
+    from apiatlas.rag.review.touches import touches
 
     with ApiAtlas(settings) as atlas:
         memory = atlas.memory(agent_type=args.agent_type)
@@ -105,7 +106,7 @@ def run_memory(args: argparse.Namespace, console: Console, settings: Settings) -
                 scope="agent_type" if args.agent_type else "project",
             )
             _print_written("remembered", added, console)
-            for touch in memory.touches(added):
+            for touch in touches(memory, added):
                 console.print(touch.message, markup=False, highlight=False, soft_wrap=True)
         elif command == "supersede":
             new = memory.supersede(

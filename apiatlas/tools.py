@@ -34,6 +34,7 @@ from apiatlas.rag.agent.context import MAX_K, MAX_QUESTION_CHARS, check_k, check
 from apiatlas.rag.answer.result import AnswerEndpoint, Citation, Outcome
 from apiatlas.rag.memory.model import MEMORY_KINDS
 from apiatlas.rag.memory.store import MAX_MEMORY_CHARS
+from apiatlas.rag.review.touches import touches
 
 
 class FindEndpointsInput(BaseModel):
@@ -196,7 +197,7 @@ def remember(
         "inferred_refs": list(memory.inferred_refs),
         "touches": [
             {**t.model_dump(exclude_defaults=True), "message": t.message}
-            for t in store.touches(memory)
+            for t in touches(store, memory)
         ],
     }
 

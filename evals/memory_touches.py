@@ -1,4 +1,4 @@
-"""Choose :data:`~apiatlas.rag.memory.touches.NEAR_DUPLICATE_SCORE` on the dev memory sets.
+"""Choose :data:`~apiatlas.rag.review.touches.NEAR_DUPLICATE_SCORE` on the dev memory sets.
 
 ``python -m apiatlas.evals.memory_touches`` replays each dev team history in order: every memory,
 as it is written, is compared with the memories written before it, and each earlier one at least

@@ -137,6 +137,18 @@ class EndpointRef(BaseModel):
         return f"{self.method} {self.path}"
 
 
+class LinkNotes(NamedTuple):
+    """What a memory says about the refs it is linked by, kept with its links
+    (:meth:`~apiatlas.graph.store.MemoryLinks.link_memory`)."""
+
+    avoid: frozenset[str] = frozenset()
+    """The refs the memory forbids (read back as :attr:`MemoryLink.avoids`)."""
+    inferred: frozenset[str] = frozenset()
+    """The refs found in the memory's text rather than given by the team."""
+    rank: str = ""
+    """Where the memory comes in reading order: links are listed by it."""
+
+
 class MemoryLink(NamedTuple):
     """A project memory linked to one endpoint, with what the memory's refs say about it
     (:meth:`~apiatlas.graph.store.MemoryLinks.memory_links`)."""

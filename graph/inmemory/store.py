@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter, deque
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -38,6 +38,7 @@ from apiatlas.graph.model import (
     EndpointRef,
     GraphBatch,
     GraphStats,
+    LinkNotes,
     MemoryLink,
     Neighbourhood,
     Node,
@@ -305,20 +306,13 @@ class InMemoryGraphStore(LinkedGraphStore):
     # -- memory links: each memory's refs, resolved against the graph whenever links are read --
 
     def link_memory(
-        self,
-        project: str,
-        memory_id: str,
-        refs: Sequence[str],
-        *,
-        avoid: Collection[str] = (),
-        inferred: Collection[str] = (),
-        rank: str = "",
+        self, project: str, memory_id: str, refs: Sequence[str], notes: LinkNotes = LinkNotes()
     ) -> list[str]:
         """See :meth:`MemoryLinks.link_memory`."""
         unique = list(dict.fromkeys(refs))
         for ref in unique:
             ref_target(ref)  # a malformed ref fails before anything changes
-        linked = _Linked(unique, frozenset(avoid), frozenset(inferred), rank)
+        linked = _Linked(unique, notes)
         with self._project(project) as g:
             self._links.setdefault(project, {})[memory_id] = linked
             found = _resolve(g, {memory_id: unique})[memory_id]
@@ -346,8 +340,8 @@ class InMemoryGraphStore(LinkedGraphStore):
                 direct = naming.get(key, {})
                 ids = {*direct, *naming.get(g.props(key).get("resource", ""), {})}
                 links = [
-                    memory_link(mid, linked[mid].rank, (
-                        (ref in linked[mid].avoid, ref in linked[mid].inferred)
+                    memory_link(mid, linked[mid].notes.rank, (
+                        (ref in linked[mid].notes.avoid, ref in linked[mid].notes.inferred)
                         for ref in direct.get(mid, ())
                     ))
                     for mid in ids
@@ -399,9 +393,7 @@ class _Linked(NamedTuple):
     """A memory's refs as linked, with what it says about them."""
 
     refs: list[str]
-    avoid: frozenset[str]
-    inferred: frozenset[str]
-    rank: str
+    notes: LinkNotes
 
 
 def _resolve(g: _Graph, refs: dict[str, list[str]]) -> dict[str, dict[str, list[str]]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import neo4j
@@ -30,7 +30,7 @@ from apiatlas.graph.memory_refs import (
     ref_target,
     resolve_refs,
 )
-from apiatlas.graph.model import EndpointRef, MemoryLink
+from apiatlas.graph.model import EndpointRef, LinkNotes, MemoryLink
 from apiatlas.graph.records import endpoint_ref
 from apiatlas.graph.store import LinkedGraphStore
 
@@ -115,14 +115,7 @@ class Neo4jMemoryLinks(LinkedGraphStore):
         return self._session(work, write=False) if probes else {}
 
     def link_memory(
-        self,
-        project: str,
-        memory_id: str,
-        refs: Sequence[str],
-        *,
-        avoid: Collection[str] = (),
-        inferred: Collection[str] = (),
-        rank: str = "",
+        self, project: str, memory_id: str, refs: Sequence[str], notes: LinkNotes = LinkNotes()
     ) -> list[str]:
         """See :meth:`MemoryLinks.link_memory`.
 
@@ -134,9 +127,9 @@ class Neo4jMemoryLinks(LinkedGraphStore):
             ref_target(ref)  # a malformed ref fails before anything is written
 
         params = {
-            "project": project, "id": memory_id, "refs": unique, "rank": rank,
-            "avoid": [r for r in unique if r in avoid],
-            "inferred": [r for r in unique if r in inferred],
+            "project": project, "id": memory_id, "refs": unique, "rank": notes.rank,
+            "avoid": [r for r in unique if r in notes.avoid],
+            "inferred": [r for r in unique if r in notes.inferred],
         }  # fmt: skip
 
         def work(tx: neo4j.ManagedTransaction) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from apiatlas.graph.sqlite import queries as q
@@ -26,7 +26,7 @@ from apiatlas.graph.memory_refs import (
     resolve_refs,
     resource_forms,
 )
-from apiatlas.graph.model import EndpointRef, MemoryLink
+from apiatlas.graph.model import EndpointRef, LinkNotes, MemoryLink
 from apiatlas.graph.records import endpoint_ref
 from apiatlas.graph.signatures import endpoint_key
 
@@ -60,10 +60,7 @@ def link_memory(
     project: str,
     memory_id: str,
     refs: Sequence[str],
-    *,
-    avoid: Collection[str] = (),
-    inferred: Collection[str] = (),
-    rank: str = "",
+    notes: LinkNotes,
 ) -> list[str]:
     """Replace the memory's stored refs and their flags (inside the caller's transaction);
     return the refs that name nothing now."""
@@ -72,7 +69,8 @@ def link_memory(
     conn.executemany(
         q.MEMORY_REFS_INSERT,
         [
-            (project, memory_id, ref, t.kind, t.match, ref in avoid, ref in inferred, rank)
+            (project, memory_id, ref, t.kind, t.match,
+             ref in notes.avoid, ref in notes.inferred, notes.rank)
             for ref, t in targets.items()
         ],
     )

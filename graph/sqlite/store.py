@@ -11,7 +11,7 @@ import json
 import sqlite3
 import threading
 from collections import deque
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -29,6 +29,7 @@ from apiatlas.graph.model import (
     EndpointRef,
     GraphBatch,
     GraphStats,
+    LinkNotes,
     MemoryLink,
     Neighbourhood,
     Node,
@@ -370,14 +371,7 @@ class SqliteGraphStore(LinkedGraphStore):
             return memory_links.resolve_signatures(conn, project, signatures, api)
 
     def link_memory(
-        self,
-        project: str,
-        memory_id: str,
-        refs: Sequence[str],
-        *,
-        avoid: Collection[str] = (),
-        inferred: Collection[str] = (),
-        rank: str = "",
+        self, project: str, memory_id: str, refs: Sequence[str], notes: LinkNotes = LinkNotes()
     ) -> list[str]:
         """See :meth:`MemoryLinks.link_memory`.
 
@@ -387,9 +381,7 @@ class SqliteGraphStore(LinkedGraphStore):
         with self._read() as conn:
             conn.execute(q.BEGIN)
             try:
-                unmatched = memory_links.link_memory(
-                    conn, project, memory_id, refs, avoid=avoid, inferred=inferred, rank=rank
-                )
+                unmatched = memory_links.link_memory(conn, project, memory_id, refs, notes)
                 conn.execute(q.COMMIT)
                 return unmatched
             except BaseException:

@@ -7,7 +7,7 @@ import pytest
 
 from apiatlas.errors import UsageError
 from apiatlas.graph.build.ingest import ingest_graph
-from apiatlas.graph.model import MemoryLink
+from apiatlas.graph.model import LinkNotes, MemoryLink
 from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.graph.testing.base import (
     CREATE_LOCATION,
@@ -45,14 +45,12 @@ class MemoryLinksTests:
         self, store: LinkedGraphStore
     ) -> None:
         load(store)
-        store.link_memory(
-            P, "m-ban", ["POST /v2/locations", "GET /v2/locations/{id}"],
-            avoid=["POST /v2/locations"], rank="2",
-        )  # fmt: skip
-        store.link_memory(P, "m-text", ["post /v2/locations"], inferred=["post /v2/locations"],
-                          avoid=["post /v2/locations"], rank="1")  # fmt: skip
-        store.link_memory(P, "m-res", ["location"], avoid=["location"], rank="1")
-        store.link_memory(P, "m-tie", ["GET /v2/locations/{id}"], rank="1")
+        store.link_memory(P, "m-ban", ["POST /v2/locations", "GET /v2/locations/{id}"],
+                          LinkNotes(avoid=frozenset({"POST /v2/locations"}), rank="2"))
+        text = frozenset({"post /v2/locations"})
+        store.link_memory(P, "m-text", list(text), LinkNotes(avoid=text, inferred=text, rank="1"))
+        store.link_memory(P, "m-res", ["location"], LinkNotes(avoid=frozenset({"location"}), rank="1"))
+        store.link_memory(P, "m-tie", ["GET /v2/locations/{id}"], LinkNotes(rank="1"))
         assert store.memory_links(P, [CREATE_LOCATION, READ_LOCATION, "nope"]) == {
             CREATE_LOCATION: [
                 MemoryLink("m-res", avoids=False, named=False, rank="1"),
@@ -68,7 +66,7 @@ class MemoryLinksTests:
         assert store.memories_about(P, [CREATE_LOCATION]) == {
             CREATE_LOCATION: ["m-ban", "m-res", "m-text"]
         }
-        store.link_memory(P, "m-ban", ["POST /v2/locations"], rank="0")  # replaced: no ban now
+        store.link_memory(P, "m-ban", ["POST /v2/locations"], LinkNotes(rank="0"))  # no ban now
         assert store.memory_links(P, [CREATE_LOCATION])[CREATE_LOCATION][0] == MemoryLink(
             "m-ban", avoids=False, named=True, rank="0"
         )

@@ -1,11 +1,12 @@
 """The agent: a LangGraph state machine from a question to a cited answer.
 
-memory -> analyse -> knowledge_graph -> [rank] -> compose. The memory node recalls the team's
-project memory first (a strongly matching procedure answers alone: memory -> compose), and the
-answer follows the memory where it disagrees with the docs. The rank step (vector search, then the
-learned ranker) runs when the graph found nothing, when the question is a how-to, and to fetch
-guide passages for the endpoints found; it is skipped when the question names its endpoints
-outright and the graph found them.
+memory -> analyse -> knowledge_graph -> [rank] -> review -> compose. The memory node recalls the
+team's project memory first (a strongly matching procedure answers alone: memory -> compose).
+The rank step (vector search, then the learned ranker) runs when the graph found nothing, when
+the question is a how-to, and to fetch guide passages for the endpoints found; it is skipped when
+the question names its endpoints outright and the graph found them. The review brings in the
+memories about the endpoints the answer presents and makes the answer follow the team where it
+disagrees with the docs; compose writes the cited answer.
 
 Use :func:`build_agent` to get a compiled graph (it can be a subgraph of your own app), and
 :func:`run_agent` / :func:`arun_agent` to ask one question. Under ``ainvoke`` the rank step
@@ -44,7 +45,8 @@ AsyncNode = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, An
 
 
 class AgentNodes(Protocol):
-    """The five node functions the agent's topology wires together."""
+    """The node functions the agent's topology wires together (``arank`` is ``rank`` under
+    ``ainvoke``)."""
 
     def memory(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
 
@@ -58,14 +60,16 @@ class AgentNodes(Protocol):
 
     async def arank(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
 
+    def review(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
+
     def compose(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
 
 
-def route_after_graph(state: AgentState) -> Literal["rank", "compose"]:
+def route_after_graph(state: AgentState) -> Literal["rank", "review"]:
     """Skip the rank step only when the question named endpoints and the graph found them."""
     if state.get("degraded"):
         return "rank"
-    return "compose" if answered_by_graph(state["lookup"]) else "rank"
+    return "review" if answered_by_graph(state["lookup"]) else "rank"
 
 
 def _finish(name: str, started: float, update: dict[str, Any]) -> dict[str, Any]:
@@ -109,12 +113,14 @@ def build_state_graph(nodes: AgentNodes) -> StateGraph:
     graph.add_node("analyse", _timed("analyse", nodes.analyse))
     graph.add_node("knowledge_graph", _timed("knowledge_graph", nodes.knowledge_graph))
     graph.add_node("rank", _timed_both("rank", nodes.rank, nodes.arank))
+    graph.add_node("review", _timed("review", nodes.review))
     graph.add_node("compose", _timed("compose", nodes.compose))
     graph.add_edge(START, "memory")
     graph.add_conditional_edges("memory", route_after_memory)
     graph.add_edge("analyse", "knowledge_graph")
     graph.add_conditional_edges("knowledge_graph", route_after_graph)
-    graph.add_edge("rank", "compose")
+    graph.add_edge("rank", "review")
+    graph.add_edge("review", "compose")
     graph.add_edge("compose", END)
     return graph
 

@@ -1,13 +1,16 @@
 """Project memory in the agent: the memory node that runs first, its router, and the review
-before composing (the memory logic they call lives in :mod:`apiatlas.rag.memory`).
+node after ranking (the storage they read is :mod:`apiatlas.rag.memory`, the policy they apply
+:mod:`apiatlas.rag.review`).
 
 The memory node reads LangGraph's ``runtime.store`` (the store the agent was compiled with) and
 recalls the memories semantically relevant to the question, as they were at ``context.at``. A
 team procedure that matches strongly answers alone: the agent goes straight to composing it, with
-the endpoints it names verified against the graph. Otherwise, before composing, the memories
-linked to the endpoints the answer presents come along too; those about the question or the
-answer's main endpoint are kept (:mod:`apiatlas.rag.memory.relevance`), and the answer is made
-to follow them (:func:`apiatlas.rag.memory.precedence.apply_precedence`).
+the endpoints it names verified against the graph. Otherwise the review, once the answer's
+endpoints are ranked, reads the few memories linked to them that the answer may use
+(:func:`~apiatlas.rag.review.relevance.linked_to_read`); those about the question or the
+answer's main endpoint, or forbidding what it presents, are kept
+(:mod:`apiatlas.rag.review.relevance`), and the answer is made to follow them
+(:func:`apiatlas.rag.review.precedence.apply_precedence`).
 """
 
 from __future__ import annotations
@@ -23,16 +26,16 @@ from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.config import DEFAULT_PROJECT
 from apiatlas.rag.agent.context import AgentContext, resolve_context
 from apiatlas.rag.retrieval.lookup import GraphLookup
-from apiatlas.rag.memory.answer import memory_answer
+from apiatlas.rag.answer.team import memory_answer
 from apiatlas.rag.memory.links import LinkedMemory
 from apiatlas.rag.memory.model import MemoryHit
-from apiatlas.rag.memory.precedence import (
+from apiatlas.rag.review.precedence import (
     MemoryView,
     TeamMemory,
     answering_procedure,
     apply_precedence,
 )
-from apiatlas.rag.memory.relevance import forbids_presented, linked_to_read, relevant_views
+from apiatlas.rag.review.relevance import forbids_presented, linked_to_read, relevant_views
 from apiatlas.rag.memory.stance import classify_stances, named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory
 from apiatlas.rag.answer.result import AnswerResult

@@ -25,7 +25,7 @@ from apiatlas.rag.answer.evidence import gather_evidence
 from apiatlas.rag.answer.llm import DEFAULT_TIMEOUT_S, compose_with_llm
 from apiatlas.rag.answer.markdown import safe_markdown
 from apiatlas.rag.answer.result import AnswerResult
-from apiatlas.rag.memory.precedence import TeamMemory
+from apiatlas.rag.review.precedence import TeamMemory
 from apiatlas.rag.ranking import pipeline
 from apiatlas.rag.ranking.model import RankerModel, load_model
 from apiatlas.rag.ranking.pipeline import (
@@ -195,8 +195,14 @@ class GraphRagNodes:
         )  # fmt: skip
         return ranking.update()
 
+    def review(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        """Bring in the memories about the endpoints the answer presents and make the answer
+        follow them (:meth:`~apiatlas.rag.agent.memory.MemoryStep.review`)."""
+        lookup, details, related, team = self.memory_step.review(state, runtime)
+        return {"lookup": lookup, "details": details, "related": related, "team": team}
+
     def compose(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        """Write the cited answer, led by the project memories relevant to it.
+        """Write the cited answer, led by the project memories the review kept.
 
         With a chat model, the model writes the text from the deterministic answer's evidence
         and the route notes which composer wrote it (see :mod:`apiatlas.rag.answer.llm`).
@@ -208,7 +214,8 @@ class GraphRagNodes:
             alone = self.memory_step.answer_alone(state, runtime)
             update = self._written(state, with_outcome(alone, TEAM_CONFIDENCE, threshold))
             return {**update, "result": _safe(update["result"])}
-        lookup, details, related, team = self.memory_step.review(state, runtime)
+        lookup, details = state["lookup"], state.get("details", {})
+        related, team = state.get("related", []), state.get("team")
         result = compose_answer(
             state["question"],
             lookup=lookup,

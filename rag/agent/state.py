@@ -11,6 +11,7 @@ from apiatlas.rag.question.intent import Intent
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.memory.model import MemoryHit
 from apiatlas.rag.answer.result import AnswerResult
+from apiatlas.rag.review.precedence import TeamMemory
 
 
 ENTRY_NODE = "memory"
@@ -54,11 +55,14 @@ class AgentState(InputState, total=False):
         memory_unavailable: Why the memory store could not be read, when it could not (the
             answer then follows the docs alone and says so).
         intent: The analysed question.
-        lookup: What the knowledge graph found (after the rank step: the ranked answer).
+        lookup: What the knowledge graph found (after the rank step: the ranked answer; after
+            the review: as the team's memory has it).
         candidates: The graph's ranked candidates before the fusion cut them to ``k``.
         details: Endpoint details by key (primary and prerequisite endpoints).
         documents: Vector hits (endpoint cards and guide chunks).
         related: Graph endpoints described by the guide sections found.
+        team: The memories the answer follows, from the review (``None``: none is relevant,
+            and the answer is exactly the docs' answer).
         degraded: Why a component was skipped (e.g. ``graph unavailable``), when one was.
         confidence: How sure the ranking is of its first endpoint (calibrated, 0 to 1).
         route: The nodes taken, in order.
@@ -75,6 +79,7 @@ class AgentState(InputState, total=False):
     details: dict[str, EndpointDetail]
     documents: list[Document]
     related: list[EndpointRef]
+    team: TeamMemory | None
     degraded: str
     confidence: float
     route: Annotated[list[str], extend_route]

@@ -4,7 +4,7 @@ Three shapes of answer: endpoints (with required inputs, an example request, pre
 and a guide passage), a guide answer (how-to questions the guides answer, with the endpoints the
 cited sections describe), or an abstention that names the closest existing things. Only endpoints
 that exist in the knowledge graph are ever presented. Relevant project memories lead any of them
-(see :mod:`apiatlas.rag.memory.answer`).
+(see :mod:`apiatlas.rag.answer.team`).
 
 Each answer carries its outcome (:func:`with_outcome`): an endpoint answer below the confidence
 threshold says plainly that it is not sure, and presents candidates, none of them primary, with
@@ -23,8 +23,8 @@ from apiatlas.graph.words import singular, split_words
 from apiatlas.rag.answer.citations import CitationRegistry
 from apiatlas.rag.answer.examples import example_for
 from apiatlas.rag.retrieval.lookup import GraphLookup
-from apiatlas.rag.memory.answer import endpoint_notes, lead_lines, with_team
-from apiatlas.rag.memory.precedence import TeamMemory
+from apiatlas.rag.answer.team import endpoint_notes, lead_lines, with_team
+from apiatlas.rag.review.precedence import TeamMemory
 from apiatlas.rag.answer.result import AnswerEndpoint, AnswerExample, AnswerResult
 
 MAX_EXAMPLES = 2

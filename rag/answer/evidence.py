@@ -19,7 +19,7 @@ from langchain_core.documents import Document
 from apiatlas.graph.model import EndpointDetail, EndpointRef
 from apiatlas.rag.answer.composer import relevant_passages
 from apiatlas.rag.answer.result import AnswerExample, AnswerMemory, AnswerResult, Citation
-from apiatlas.rag.memory.precedence import TeamMemory
+from apiatlas.rag.review.precedence import TeamMemory
 from apiatlas.rag.retrieval.lookup import GraphLookup
 
 MAX_ITEM_CHARS = 3000

@@ -1,7 +1,10 @@
-"""Project memory: a team's facts, decisions, procedures, warnings and episodes.
+"""Project memory: a team's facts, decisions, procedures, warnings and episodes, stored.
 
-Memory takes precedence over external docs: the agent consults it first and follows it where it
-disagrees with the specs or guides.
+The store (:mod:`~apiatlas.rag.memory.store`, its backends), the memories' links to the graph
+(:mod:`~apiatlas.rag.memory.links`), the model, and what a memory's text says about each
+endpoint it names (:mod:`~apiatlas.rag.memory.stance`: its links keep which ones it forbids).
+What memory means for an answer, which takes precedence over the docs, is
+:mod:`apiatlas.rag.review`.
 """
 
 from __future__ import annotations

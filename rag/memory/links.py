@@ -18,11 +18,11 @@ from datetime import datetime
 
 from langgraph.store.base import BaseStore
 
+from apiatlas.graph.model import LinkNotes
 from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.rag.memory.model import Memory, utc_now
 from apiatlas.rag.memory.stance import classify_stances, named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory
-from apiatlas.rag.memory.touches import NEAR_DUPLICATE_SCORE, MemoryTouch, find_touches
 
 
 READ_PAGE = 50
@@ -104,20 +104,6 @@ class LinkedMemory(ProjectMemory):
                 chosen[memory_id] = found[memory_id]
         return in_reading_order(list(chosen.values()))
 
-    def touches(self, memory: Memory, *, limit: int = 5) -> list[MemoryTouch]:
-        """The memories in force that ``memory`` almost repeats or contradicts
-        (:mod:`apiatlas.rag.memory.touches`): call it after writing, to tell the team."""
-        now = self.clock()
-        hits = self.recall(
-            memory.search_text(), at=now, limit=limit + 1, min_score=NEAR_DUPLICATE_SCORE
-        )
-        similar = [(hit.memory, hit.score) for hit in hits]
-        refs = memory.endpoint_refs
-        found = self.graph.resolve_signatures(self.project, refs) if refs else {}
-        keys = list(dict.fromkeys(e.key for endpoints in found.values() for e in endpoints))
-        about = self.about(keys, at=now) if keys else []
-        return find_touches(memory, similar, about)
-
     def missing_refs(self, memory: Memory) -> list[str]:
         """The memory's given endpoint refs that name no endpoint in the graph (to flag as
         stale)."""
@@ -171,11 +157,11 @@ class LinkedMemory(ProjectMemory):
         for memory in memories:
             if memory.valid_to is None:
                 stances = classify_stances(memory)
-                self.graph.link_memory(
-                    self.project, memory.id, memory.linked_refs,
-                    avoid=[ref for ref, stance in stances.items() if stance == "avoid"],
-                    inferred=[r for r in memory.inferred_refs if r not in memory.refs],
+                notes = LinkNotes(
+                    avoid=frozenset(ref for ref, stance in stances.items() if stance == "avoid"),
+                    inferred=frozenset(memory.inferred_refs) - set(memory.refs),
                     rank=memory.reading_rank,
-                )  # fmt: skip
+                )
+                self.graph.link_memory(self.project, memory.id, memory.linked_refs, notes)
             else:
                 self.graph.unlink_memory(self.project, memory.id)

@@ -40,7 +40,7 @@ INDEX_FIELD = "search_text"
 MIN_SEMANTIC_SCORE = 0.30
 """Cosine similarity below which a memory is not even plausibly about the question
 (all-MiniLM-L6-v2). Recall is deliberately loose: the agent keeps a plausible memory only when
-the knowledge graph agrees it is about the question (:mod:`apiatlas.rag.memory.relevance`)."""
+the knowledge graph agrees it is about the question (:mod:`apiatlas.rag.review.relevance`)."""
 SEMANTIC_CANDIDATES = 40
 LIST_PAGE = 1_000
 """Memories read per store search when listing: a list reads every page (10,000 once capped it)."""

@@ -21,7 +21,7 @@ DATASET = Path(__file__).resolve().parents[3] / "evals" / "datasets" / "dev" / "
 # Measured on the embedded backend, 2026-11-29, with the round-two encoder and the ranker refit
 # on it without a query adapter (issue 33; evals/README.md): memory_precedence 0.94 (17/18; 0.89
 # with round one's encoder and the adapter, 0.83 before a memory that leads by naming a presented
-# endpoint had to name one of the kind the question asks, rag/memory/relevance.py), top1 0.94
+# endpoint had to name one of the kind the question asks, rag/review/relevance.py), top1 0.94
 # (expected endpoints only); minus a 0.03 margin. Abstention has no floor: it measures 0 of the
 # two unanswerable cases since the adapter of 2026-11-24 (it was 0.50 before; CHANGELOG.md).
 FLOORS = {"memory_precedence": 0.9144, "top1": 0.9144}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apiatlas.config import Settings
 from apiatlas.evals.memory_touches import calibrate
-from apiatlas.rag.memory.touches import NEAR_DUPLICATE_SCORE
+from apiatlas.rag.review.touches import NEAR_DUPLICATE_SCORE
 from apiatlas.rag.runtime.embeddings import load_embeddings
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from apiatlas.graph.model import MemoryLink
+from apiatlas.graph.model import LinkNotes, MemoryLink
 from apiatlas.graph.sqlite.store import SqliteGraphStore
 from apiatlas.graph.testing import GraphStoreTests
 from apiatlas.graph.testing.base import CREATE_LOCATION, P, load
@@ -43,7 +43,7 @@ def test_a_file_linked_before_the_flags_reads_its_links_as_worth_reading(tmp_pat
     old.close()
     store = SqliteGraphStore(path)
     try:
-        store.link_memory(P, "m-new", ["POST /v2/locations"], rank="1")
+        store.link_memory(P, "m-new", ["POST /v2/locations"], LinkNotes(rank="1"))
         assert store.memory_links(P, [CREATE_LOCATION]) == {CREATE_LOCATION: [
             MemoryLink("m-old", avoids=True, named=True, rank=""),
             MemoryLink("m-new", avoids=False, named=True, rank="1"),

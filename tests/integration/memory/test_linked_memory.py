@@ -60,6 +60,17 @@ def graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[KnowledgeG
     store.close()
 
 
+def _team_and_support(
+    graph: KnowledgeGraphStore, memory_store: BaseStore
+) -> tuple[Clock, LinkedMemory, LinkedMemory]:
+    """The team's memory and a support agent's, an hour after ``START`` on one clock."""
+    clock = Clock(START)
+    team = LinkedMemory(memory_store, P, graph=graph, clock=clock)
+    support = LinkedMemory(memory_store, P, graph=graph, agent_type="support", clock=clock)
+    clock.advance(hours=1)
+    return clock, team, support
+
+
 def _ids(memories: list[Memory]) -> list[str]:
     return [m.id for m in memories]
 
@@ -92,10 +103,7 @@ def test_writes_keep_links_in_step(graph: KnowledgeGraphStore, memory_store: Bas
 def test_about_follows_resources_time_and_agent_type(
     graph: KnowledgeGraphStore, memory_store: BaseStore
 ) -> None:
-    clock = Clock(START)
-    team = LinkedMemory(memory_store, P, graph=graph, clock=clock)
-    support = LinkedMemory(memory_store, P, graph=graph, agent_type="support", clock=clock)
-    clock.advance(hours=1)
+    _, team, support = _team_and_support(graph, memory_store)
     warning = team.remember(
         "Never delete shipments in production; cancel them.", kind="warning", refs=["shipments"], importance=9
     )
@@ -139,10 +147,7 @@ def test_missing_refs_and_relink(graph: KnowledgeGraphStore, memory_store: BaseS
 def test_links_carry_what_a_memory_forbids_and_the_review_reads_only_the_first_in_force(
     graph: KnowledgeGraphStore, memory_store: BaseStore
 ) -> None:
-    clock = Clock(START)
-    team = LinkedMemory(memory_store, P, graph=graph, clock=clock)
-    support = LinkedMemory(memory_store, P, graph=graph, agent_type="support", clock=clock)
-    clock.advance(hours=1)
+    clock, team, support = _team_and_support(graph, memory_store)
     private = support.remember(
         "Never delete shipments from the support tools.", kind="warning",
         refs=["DELETE /v2/shipments/{id}"], scope="agent_type", importance=10,

@@ -40,7 +40,7 @@ def test_unavailable_graph_answers_from_vectors(
     result = run_agent(agent, QUESTION, context=AgentContext(project=PROJECT))
 
     assert "degraded: graph unavailable" in result.route
-    assert result.route[-2:] == ["rank", "compose"]
+    assert result.route[-3:] == ["rank", "review", "compose"]
     assert "knowledge graph is unavailable" in result.answer
     assert ("POST", "/v2/locations") in [(e.method, e.path) for e in result.endpoints]
     assert all(c.uri.startswith(str(sample)) for c in result.citations)

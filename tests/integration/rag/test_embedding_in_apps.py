@@ -30,7 +30,7 @@ from tests.integration.conftest import SampleHome
 from apiatlas.tools import FoundEndpoints, make_tools
 
 QUESTION = "Which call creates a new location?"
-ROUTE = ["memory", "analyse", "knowledge_graph", "rank", "compose"]
+ROUTE = ["memory", "analyse", "knowledge_graph", "rank", "review", "compose"]
 
 
 @pytest.fixture(scope="module")

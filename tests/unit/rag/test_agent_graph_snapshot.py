@@ -28,7 +28,7 @@ class _TopologyOnly:
     ) -> dict[str, Any]:
         return {}
 
-    memory = knowledge_graph = rank = compose = analyse
+    memory = knowledge_graph = rank = review = compose = analyse
 
 
 def test_mermaid_matches_snapshot() -> None:
@@ -45,7 +45,7 @@ def _state(question: str, found: bool) -> AgentState:
 
 
 def test_router_skips_vectors_only_for_explicit_endpoints_the_graph_found() -> None:
-    assert route_after_graph(_state("What does POST /v2/locations need?", True)) == "compose"
+    assert route_after_graph(_state("What does POST /v2/locations need?", True)) == "review"
     assert route_after_graph(_state("What does POST /v9/nothing need?", False)) == "rank"
     assert route_after_graph(_state("create a location", True)) == "rank"
     assert route_after_graph(_state("How do I verify signatures?", False)) == "rank"

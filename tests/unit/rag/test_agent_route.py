@@ -20,8 +20,8 @@ def route(question: str, *primary: EndpointRef) -> str:
 
 
 def test_a_named_endpoint_the_graph_found_is_answered_from_the_graph() -> None:
-    assert route("What does POST /v2/quotes need?", CREATE) == "compose"
-    assert route("Explain createQuote", CREATE) == "compose"
+    assert route("What does POST /v2/quotes need?", CREATE) == "review"
+    assert route("Explain createQuote", CREATE) == "review"
 
 
 def test_a_word_that_only_looks_like_an_operation_id_goes_through_the_ranking() -> None:

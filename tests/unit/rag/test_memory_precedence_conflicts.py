@@ -8,9 +8,9 @@ from apiatlas.graph.model import Dependency, EndpointRef
 from apiatlas.rag.answer.citations import CitationRegistry
 from apiatlas.rag.question.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
-from apiatlas.rag.memory.answer import endpoint_notes, lead_lines
+from apiatlas.rag.answer.team import endpoint_notes, lead_lines
 from apiatlas.rag.memory.model import Matched, Memory, MemoryHit, MemoryKind, parse_ref
-from apiatlas.rag.memory.precedence import (
+from apiatlas.rag.review.precedence import (
     PROCEDURE_ANSWER_SCORE,
     MemoryView,
     answering_procedure,

@@ -10,8 +10,8 @@ from apiatlas.rag.question.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.retrieval.resource_matcher import ResourceMatch
 from apiatlas.rag.memory.model import Matched, Memory, MemoryHit, MemoryKind, parse_ref
-from apiatlas.rag.memory.precedence import MemoryView, apply_precedence
-from apiatlas.rag.memory.relevance import (
+from apiatlas.rag.review.precedence import MemoryView, apply_precedence
+from apiatlas.rag.review.relevance import (
     ALONG,
     FORBIDDING,
     STRONG_SEMANTIC_SCORE,

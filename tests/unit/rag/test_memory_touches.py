@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from apiatlas.rag.memory.model import Memory, MemoryKind
-from apiatlas.rag.memory.touches import NEAR_DUPLICATE_SCORE, find_touches
+from apiatlas.rag.review.touches import NEAR_DUPLICATE_SCORE, find_touches
 
 NOW = datetime(2026, 3, 1, tzinfo=timezone.utc)
 CANCEL = "POST /v2/shipments/{shipment_id}/cancel"

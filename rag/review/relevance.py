@@ -33,7 +33,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from apiatlas.graph.memory_refs import in_reading_order
 from apiatlas.graph.model import EndpointRef, MemoryLink
 from apiatlas.rag.retrieval.lookup import GraphLookup
-from apiatlas.rag.memory.precedence import MemoryView
+from apiatlas.rag.review.precedence import MemoryView
 
 STRONG_SEMANTIC_SCORE = 0.6
 """Similarity from which a memory is about the question on its own (all-MiniLM-L6-v2)."""

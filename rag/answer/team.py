@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from apiatlas.graph.model import EndpointRef
 from apiatlas.rag.answer.citations import CitationRegistry
-from apiatlas.rag.memory.precedence import MemoryView, TeamMemory
+from apiatlas.rag.review.precedence import MemoryView, TeamMemory
 from apiatlas.rag.answer.result import AnswerEndpoint, AnswerMemory, AnswerResult
 
 

@@ -1,7 +1,7 @@
 """What a memory being written touches: memories it almost repeats, and memories it contradicts.
 
 Told when a memory is written (``apiatlas memory add``, the ``remember`` tool and MCP, Python's
-:meth:`apiatlas.rag.memory.links.LinkedMemory.touches`), never refusing the write: the team
+:func:`touches`), never refusing the write: the team
 decides whether the new memory supersedes the old one.
 
 - **Near-duplicate**: a memory in force whose text the semantic index finds at least
@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from apiatlas.graph.signatures import endpoint_key
+from apiatlas.rag.memory.links import LinkedMemory
 from apiatlas.rag.memory.model import Memory
 from apiatlas.rag.memory.stance import classify_stances
 
@@ -68,6 +69,27 @@ class MemoryTouch(BaseModel):
             f'this one {_VERBS[self.ours]} it ("{quoted}"); supersede the one that no longer '
             "holds"
         )
+
+
+def touches(team: LinkedMemory, memory: Memory, *, limit: int = 5) -> list[MemoryTouch]:
+    """The memories in force in ``team`` that ``memory`` almost repeats or contradicts: call it
+    after writing, to tell the team.
+
+    Args:
+        team: The project's memory, where ``memory`` was written.
+        memory: The memory written.
+        limit: Near-duplicates to look for.
+    """
+    now = team.clock()
+    hits = team.recall(
+        memory.search_text(), at=now, limit=limit + 1, min_score=NEAR_DUPLICATE_SCORE
+    )
+    similar = [(hit.memory, hit.score) for hit in hits]
+    refs = memory.endpoint_refs
+    found = team.graph.resolve_signatures(team.project, refs) if refs else {}
+    keys = list(dict.fromkeys(e.key for endpoints in found.values() for e in endpoints))
+    about = team.about(keys, at=now) if keys else []
+    return find_touches(memory, similar, about)
 
 
 def find_touches(

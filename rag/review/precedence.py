@@ -53,7 +53,7 @@ class MemoryView:
     conflicts: list[str] = field(default_factory=list)
     leads: bool | None = None
     """Whether the memory is about the question and may reorder the answer (set by
-    :func:`apiatlas.rag.memory.relevance.relevant_views`; ``None``: any semantic match leads)."""
+    :func:`apiatlas.rag.review.relevance.relevant_views`; ``None``: any semantic match leads)."""
 
     @property
     def memory(self) -> Memory:
