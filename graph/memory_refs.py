@@ -145,6 +145,19 @@ def memory_link(memory_id: str, rank: str | None, direct: Iterable[RefFlags]) ->
     )
 
 
-def in_reading_order(links: Iterable[MemoryLink]) -> list[MemoryLink]:
-    """Links in ``(rank, memory_id)`` order, as :meth:`MemoryLinks.memory_links` lists them."""
-    return sorted(links, key=lambda link: (link.rank, link.memory_id))
+def in_reading_order(
+    links: Iterable[MemoryLink], limit: int | None = None
+) -> list[MemoryLink]:
+    """Links in ``(rank, memory_id)`` order, at most ``limit`` of each kind (forbidding;
+    naming, not forbidding; the others), as :meth:`MemoryLinks.memory_links` lists them."""
+    ordered = sorted(links, key=lambda link: (link.rank, link.memory_id))
+    if limit is None:
+        return ordered
+    taken: dict[tuple[bool, bool], int] = {}
+    out = []
+    for link in ordered:
+        kind = (link.avoids, link.named and not link.avoids)
+        taken[kind] = taken.get(kind, 0) + 1
+        if taken[kind] <= limit:
+            out.append(link)
+    return out

@@ -266,9 +266,18 @@ class MemoryLinks(Protocol):
         """Remove every link of the memory (nothing happens if it has none)."""
 
     @abstractmethod
-    def memory_links(self, project: str, keys: Sequence[str]) -> dict[str, list[MemoryLink]]:
+    def memory_links(
+        self, project: str, keys: Sequence[str], limit: int | None = None
+    ) -> dict[str, list[MemoryLink]]:
         """The memories linked to each endpoint key, directly or through its resource, with
         what their refs say about that endpoint, so a reader can pick the few to read.
+
+        Args:
+            project: The project.
+            keys: Endpoint keys.
+            limit: At most this many links per endpoint of each kind (those that forbid it;
+                those that name it and do not; the others), the first in reading order;
+                ``None``: every link.
 
         Returns:
             Endpoint key -> its links in ``(rank, memory_id)`` order, only for the keys that

@@ -323,7 +323,9 @@ class InMemoryGraphStore(LinkedGraphStore):
         with self._open():
             self._links.get(project, {}).pop(memory_id, None)
 
-    def memory_links(self, project: str, keys: Sequence[str]) -> dict[str, list[MemoryLink]]:
+    def memory_links(
+        self, project: str, keys: Sequence[str], limit: int | None = None
+    ) -> dict[str, list[MemoryLink]]:
         """See :meth:`MemoryLinks.memory_links`."""
         with self._project(project) as g:
             linked = self._links.get(project, {})
@@ -347,7 +349,7 @@ class InMemoryGraphStore(LinkedGraphStore):
                     for mid in ids
                 ]  # fmt: skip
                 if links:
-                    out[key] = in_reading_order(links)
+                    out[key] = in_reading_order(links, limit)
         return out
 
     def close(self) -> None:

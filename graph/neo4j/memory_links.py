@@ -143,7 +143,9 @@ class Neo4jMemoryLinks(LinkedGraphStore):
         params = {"project": project, "id": memory_id}
         self._session(lambda tx: tx.run(q.MEMORY_DELETE, params).consume(), write=True)
 
-    def memory_links(self, project: str, keys: Sequence[str]) -> dict[str, list[MemoryLink]]:
+    def memory_links(
+        self, project: str, keys: Sequence[str], limit: int | None = None
+    ) -> dict[str, list[MemoryLink]]:
         """See :meth:`MemoryLinks.memory_links`."""
         params = {"project": project, "keys": list(dict.fromkeys(keys))}
         rows = self._session(lambda tx: tx.run(q.MEMORIES_ABOUT, params).data(), write=False)
@@ -156,7 +158,7 @@ class Neo4jMemoryLinks(LinkedGraphStore):
                 for mid, rank in ranks.items()
             ]
             if links:
-                out[row["key"]] = in_reading_order(links)
+                out[row["key"]] = in_reading_order(links, limit)
         return out
 
 

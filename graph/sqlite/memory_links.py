@@ -16,11 +16,8 @@ from typing import Any
 
 from apiatlas.graph.sqlite import queries as q
 from apiatlas.graph.memory_refs import (
-    RefFlags,
     SignatureProbe,
     endpoint_matches,
-    in_reading_order,
-    memory_link,
     probe,
     ref_target,
     resolve_refs,
@@ -94,42 +91,27 @@ def unlink_memory(conn: sqlite3.Connection, project: str, memory_id: str) -> Non
 
 
 def memory_links(
-    conn: sqlite3.Connection, project: str, keys: Sequence[str]
+    conn: sqlite3.Connection, project: str, keys: Sequence[str], limit: int | None = None
 ) -> dict[str, list[MemoryLink]]:
-    """See :meth:`MemoryLinks.memory_links`."""
+    """See :meth:`MemoryLinks.memory_links`: the flags, the reading order and the limit are
+    applied by the query."""
     rows = conn.execute(q.ENDPOINT_SIGNATURES, (json.dumps(list(keys)), project)).fetchall()
     if not rows:
         return {}
-    signatures = {key: endpoint_key(f"{method} {path}") for key, method, path, _ in rows}
-    resource_of = {key: resource for key, _, _, resource in rows}
-    res_keys = json.dumps(sorted(set(resource_of.values())))
+    res_keys = json.dumps(sorted({resource for _, _, _, resource in rows}))
     res_rows = conn.execute(q.NODES_BY_KEYS, (res_keys, project, "Resource")).fetchall()
     names = {key: resource_forms(json.loads(raw)) for key, raw in res_rows}
-    wanted = {
-        "endpoint": sorted(set(signatures.values())),
-        "resource": sorted({form for forms in names.values() for form in forms}),
-    }
-    # (kind, match) -> memory id -> the flags of its refs with that match
-    by_match: dict[tuple[str, str], dict[str, list[RefFlags]]] = {}
-    ranks: dict[str, str | None] = {}
-    for kind, matches in wanted.items():
-        params = (project, kind, json.dumps(matches))
-        for memory_id, match, avoid, inferred, rank in conn.execute(q.MEMORY_REFS_MATCHING, params):
-            flags = (_flag(avoid), _flag(inferred))
-            by_match.setdefault((kind, match), {}).setdefault(memory_id, []).append(flags)
-            ranks[memory_id] = rank
+    wanted = [
+        triple
+        for key, method, path, resource in rows
+        for triple in [
+            (key, "endpoint", endpoint_key(f"{method} {path}")),
+            *((key, "resource", form) for form in sorted(names.get(resource, ()))),
+        ]
+    ]
     out: dict[str, list[MemoryLink]] = {}
-    for key, signature in signatures.items():
-        direct = by_match.get(("endpoint", signature), {})
-        ids = set(direct)
-        for form in names.get(resource_of[key], ()):
-            ids |= set(by_match.get(("resource", form), {}))
-        if ids:
-            out[key] = in_reading_order(
-                memory_link(mid, ranks[mid], direct.get(mid, ())) for mid in ids
-            )
+    for key, memory_id, avoids, named, rank in conn.execute(
+        q.MEMORY_LINKS, (project, json.dumps(wanted), limit)
+    ):
+        out.setdefault(key, []).append(MemoryLink(memory_id, bool(avoids), bool(named), rank))
     return out
-
-
-def _flag(stored: int | None) -> bool | None:
-    return None if stored is None else bool(stored)

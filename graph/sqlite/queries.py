@@ -204,10 +204,34 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 MEMORY_REFS_COLUMNS = "SELECT name FROM pragma_table_info('memory_refs')"
 MEMORY_REFS_FLAGS = (("avoid", "INTEGER"), ("inferred", "INTEGER"), ("rank", "TEXT"))
 MEMORY_REFS_ADD = "ALTER TABLE memory_refs ADD COLUMN {name} {kind}"  # names from the tuple above
-# The second argument is a JSON array of comparison forms (bound, never spliced).
-MEMORY_REFS_MATCHING = """
-SELECT memory_id, match, avoid, inferred, rank FROM memory_refs
-WHERE project = ? AND kind = ? AND match IN (SELECT value FROM json_each(?))
+# Each memory's link to each wanted endpoint, and what its refs say about it: the arguments are
+# the project, a JSON array of [endpoint key, ref kind, comparison form] (the endpoint's own
+# signature, and each name of its resource), and the most links of each kind per endpoint
+# (null: all). A flag stored empty (a link from before the flags) reads as set. Bound, never
+# spliced.
+MEMORY_LINKS = """
+WITH wanted AS (
+    SELECT json_extract(value, '$[0]') AS key, json_extract(value, '$[1]') AS kind,
+           json_extract(value, '$[2]') AS match
+    FROM json_each(?2)
+), linked AS (
+    SELECT w.key, r.memory_id,
+           MAX(CASE WHEN r.kind = 'endpoint' THEN COALESCE(r.avoid, 1) ELSE 0 END) AS avoids,
+           MAX(CASE WHEN r.kind = 'endpoint' THEN 1 - COALESCE(r.inferred, 0) ELSE 0 END) AS named,
+           MAX(COALESCE(r."rank", '')) AS reading
+    FROM wanted AS w
+    JOIN memory_refs AS r ON r.project = ?1 AND r.kind = w.kind AND r.match = w.match
+    GROUP BY w.key, r.memory_id
+), ranked AS (
+    SELECT *, ROW_NUMBER() OVER (
+        PARTITION BY key, CASE WHEN avoids THEN 0 WHEN named THEN 1 ELSE 2 END
+        ORDER BY reading, memory_id
+    ) AS place
+    FROM linked
+)
+SELECT key, memory_id, avoids, named, reading FROM ranked
+WHERE ?3 IS NULL OR place <= ?3
+ORDER BY key, reading, memory_id
 """
 # Candidates for one signature: same method, path in [prefix, prefix + U+10FFFF), i.e. starting
 # with its literal prefix, a range the endpoints_by_signature index answers without parsing

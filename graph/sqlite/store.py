@@ -393,10 +393,12 @@ class SqliteGraphStore(LinkedGraphStore):
         with self._read() as conn:
             memory_links.unlink_memory(conn, project, memory_id)
 
-    def memory_links(self, project: str, keys: Sequence[str]) -> dict[str, list[MemoryLink]]:
+    def memory_links(
+        self, project: str, keys: Sequence[str], limit: int | None = None
+    ) -> dict[str, list[MemoryLink]]:
         """See :meth:`MemoryLinks.memory_links`."""
         with self._read() as conn:
-            return memory_links.memory_links(conn, project, keys)
+            return memory_links.memory_links(conn, project, keys, limit)
 
     def close(self) -> None:
         """Close the connection. Safe to call twice."""

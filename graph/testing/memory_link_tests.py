@@ -66,6 +66,13 @@ class MemoryLinksTests:
         assert store.memories_about(P, [CREATE_LOCATION]) == {
             CREATE_LOCATION: ["m-ban", "m-res", "m-text"]
         }
+        # At most one of each kind per endpoint: forbidding, naming it, the others.
+        assert store.memory_links(P, [CREATE_LOCATION, READ_LOCATION], limit=1) == {
+            CREATE_LOCATION: [MemoryLink("m-res", avoids=False, named=False, rank="1"),
+                              MemoryLink("m-text", avoids=True, named=False, rank="1")],
+            READ_LOCATION: [MemoryLink("m-res", avoids=False, named=False, rank="1"),
+                            MemoryLink("m-tie", avoids=False, named=True, rank="1")],
+        }  # fmt: skip
         store.link_memory(P, "m-ban", ["POST /v2/locations"], LinkNotes(rank="0"))  # no ban now
         assert store.memory_links(P, [CREATE_LOCATION])[CREATE_LOCATION][0] == MemoryLink(
             "m-ban", avoids=False, named=True, rank="0"

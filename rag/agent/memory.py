@@ -41,6 +41,11 @@ from apiatlas.rag.memory.store import ProjectMemory
 from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.rag.agent.state import AgentState
 
+LINKS_PER_ENDPOINT = 50
+"""Links of each kind the review reads per presented endpoint, most important first: the
+memories forbidding it, those naming it, the others. The review uses the first one or two
+of a kind; the rest leave room for memories recalled already, out of force or of another
+agent type. Past 50 of a kind, an endpoint's less important memories are not looked at."""
 NO_MEMORY = "memory: none"
 """Route note when the agent was built without a memory store."""
 MEMORY_UNAVAILABLE = "memory unavailable"
@@ -156,11 +161,12 @@ class MemoryStep:
         recalled: list[MemoryHit],
     ) -> tuple[list[MemoryHit], set[str]]:
         """The linked memories the answer may use (:func:`linked_to_read`) besides those
-        ``recalled``, and the ids of every memory linked to what it presents."""
+        ``recalled``, and the ids of the memories whose links to what it presents were read."""
         presented = [*lookup.primary, *related, *(d.provider for d in lookup.prerequisites)]
         if not presented or runtime.store is None:
             return [], set()
-        links = self.graph.memory_links(ctx.project, [e.key for e in presented])
+        keys = [e.key for e in presented]
+        links = self.graph.memory_links(ctx.project, keys, limit=LINKS_PER_ENDPOINT)
         memory = LinkedMemory(
             runtime.store, ctx.project, graph=self.graph, agent_type=ctx.agent_type
         )
@@ -203,8 +209,8 @@ class MemoryStep:
 def _merge(
     semantic: list[MemoryHit], linked: list[MemoryHit], every: set[str]
 ) -> list[MemoryHit]:
-    """Semantic hits in their order, then the linked ones; a memory found both ways (linked to
-    a presented endpoint, read or not) is ``both``."""
+    """Semantic hits in their order, then the linked ones; a memory found both ways (among the
+    links read for the presented endpoints, see :data:`LINKS_PER_ENDPOINT`) is ``both``."""
     by_id = {
         h.memory.id: h.model_copy(update={"matched": "both"}) if h.memory.id in every else h
         for h in semantic
