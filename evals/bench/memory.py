@@ -53,17 +53,17 @@ TARGET_LOOKUP_P95_MS = 50.0
 """Issue 54: memory lookup p95 under 50 ms at 10k memories."""
 TARGET_ASK_P95_MS = 100.0
 """Issue 54: a whole ``ask`` p95 under 100 ms at 10k memories."""
+LOOKUP_ROW, ASK_ROW = "agent `memory` node, cold", "agent `ask`, cold"
+"""The rows the issue's targets are judged on."""
 ROWS = (
     "recall, question embedded in the call",
     "recall, question's vector shared",
-    "agent `memory` node, cold",
+    LOOKUP_ROW,
     "agent `review` node, cold",
     "agent `compose` node, cold",
-    "agent `ask`, cold",
+    ASK_ROW,
     "agent `ask`, warm (asked again)",
 )
-LOOKUP_ROW, ASK_ROW = "agent `memory` node, cold", "agent `ask`, cold"
-"""The rows the issue's targets are judged on."""
 WRITES = "memory writes per second"
 EMBED = "embed_query alone (the model)"
 

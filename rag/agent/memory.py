@@ -35,7 +35,7 @@ from apiatlas.rag.review.precedence import (
     answering_procedure,
     apply_precedence,
 )
-from apiatlas.rag.review.relevance import forbids_presented, linked_to_read, relevant_views
+from apiatlas.rag.review.relevance import forbidden_keys, linked_to_read, relevant_views
 from apiatlas.rag.memory.stance import classify_stances, named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory
 from apiatlas.rag.answer.result import AnswerResult
@@ -135,7 +135,7 @@ class MemoryStep:
         if not hits:
             return split_shown(lookup, confident), details, related, None
         views = self._views(ctx, hits)
-        more = [e for e in more if not any(forbids_presented(v, {e.key}) for v in views)]
+        more = [e for e in more if not any(forbidden_keys(v, {e.key}) for v in views)]
         views = relevant_views(views, detailed, related)
         if not views:
             return split_shown(_named(detailed, more), confident), details, related, None

@@ -29,7 +29,7 @@ READ_PAGE = 50
 """Memories :meth:`LinkedMemory.first_in_force` reads at a time past a list's head."""
 
 
-def in_reading_order(memories: Sequence[Memory]) -> list[Memory]:
+def by_reading_rank(memories: Sequence[Memory]) -> list[Memory]:
     """Most important first, then oldest, then by id: the order of the graph's links."""
     return sorted(memories, key=lambda m: (m.reading_rank, m.id))
 
@@ -69,7 +69,7 @@ class LinkedMemory(ProjectMemory):
         ids = sorted({memory_id for ids in linked.values() for memory_id in ids})
         # Another agent type's memories are not read: invisible to this one.
         found = [m for m in self.get_many(ids) if m.valid_at(at)]
-        return in_reading_order(found)
+        return by_reading_rank(found)
 
     def first_in_force(
         self, wanted: Sequence[tuple[Sequence[str], int]], *, at: datetime | None = None
@@ -102,7 +102,7 @@ class LinkedMemory(ProjectMemory):
         for ids, n in wanted:
             for memory_id in [i for i in ids if i in found][:n]:
                 chosen[memory_id] = found[memory_id]
-        return in_reading_order(list(chosen.values()))
+        return by_reading_rank(list(chosen.values()))
 
     def missing_refs(self, memory: Memory) -> list[str]:
         """The memory's given endpoint refs that name no endpoint in the graph (to flag as

@@ -112,9 +112,9 @@ def about_answer(view: MemoryView, lookup: GraphLookup) -> bool:
     return bool(_families(_endpoints(view)) & _families(main_endpoints(lookup)))
 
 
-def forbids_presented(view: MemoryView, presented: set[str]) -> bool:
-    """Whether the memory forbids an endpoint the answer would present."""
-    return any(e.key in presented for e in view.endpoints("avoid"))
+def forbidden_keys(view: MemoryView, presented: set[str]) -> set[str]:
+    """The keys of the presented endpoints the memory forbids."""
+    return {e.key for e in view.endpoints("avoid")} & presented
 
 
 def relevant_views(
@@ -133,7 +133,7 @@ def relevant_views(
     forbidders: Counter[str] = Counter()  # presented key -> memories kept that forbid it
     for view in views:
         view.leads = about_question(view, lookup)
-        banned = {e.key for e in view.endpoints("avoid")} & presented
+        banned = forbidden_keys(view, presented)
         if view.leads or any(forbidders[key] < FORBIDDING for key in banned):
             kept.append(view)
             forbidders.update(banned)
