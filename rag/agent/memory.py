@@ -7,9 +7,10 @@ recalls the memories semantically relevant to the question, as they were at ``co
 team procedure that matches strongly answers alone: the agent goes straight to composing it, with
 the endpoints it names verified against the graph. Otherwise the review, once the answer's
 endpoints are ranked, reads the few memories linked to them that the answer may use
-(:func:`~apiatlas.rag.review.relevance.linked_to_read`); those about the question or the
-answer's main endpoint, or forbidding what it presents, are kept
-(:mod:`apiatlas.rag.review.relevance`), and the answer is made to follow them
+(:func:`~apiatlas.rag.review.relevance.linked_to_read`); those the relevance model finds about
+the question, or forbidding the answer's first endpoint, are kept and cited
+(:mod:`apiatlas.rag.review.relevance`), an endpoint further down that another forbids is left
+out, and the answer is made to follow the kept ones
 (:func:`apiatlas.rag.review.precedence.apply_precedence`).
 """
 
@@ -35,7 +36,13 @@ from apiatlas.rag.review.precedence import (
     answering_procedure,
     apply_precedence,
 )
-from apiatlas.rag.review.relevance import forbidden_keys, linked_to_read, relevant_views
+from apiatlas.rag.review.relevance import (
+    forbidden_keys,
+    linked_to_read,
+    presented_keys,
+    quietly_forbidden,
+    relevant_views,
+)
 from apiatlas.rag.memory.stance import classify_stances, named_endpoints
 from apiatlas.rag.memory.store import ProjectMemory
 from apiatlas.rag.answer.result import AnswerResult
@@ -134,9 +141,13 @@ class MemoryStep:
             hits = _merge(hits, *self._linked(runtime, ctx, lookup, related, hits))
         if not hits:
             return split_shown(lookup, confident), details, related, None
-        views = self._views(ctx, hits)
-        more = [e for e in more if not any(forbidden_keys(v, {e.key}) for v in views)]
-        views = relevant_views(views, detailed, related)
+        considered = self._views(ctx, hits)
+        more = [e for e in more if not any(forbidden_keys(v, {e.key}) for v in considered)]
+        views = relevant_views(considered, detailed, related)
+        quiet = quietly_forbidden(considered, views, presented_keys(detailed, related))
+        if quiet:
+            detailed = _without(detailed, quiet)
+            related = [e for e in related if e.key not in quiet]
         if not views:
             return split_shown(_named(detailed, more), confident), details, related, None
         pool = list(state.get("candidates", []))
@@ -233,6 +244,14 @@ def _named(lookup: GraphLookup, more: Sequence[EndpointRef]) -> GraphLookup:
     return lookup.model_copy(
         update={"primary": [*lookup.primary, *(e for e in more if e.key not in there)]}
     )
+
+
+def _without(lookup: GraphLookup, keys: set[str]) -> GraphLookup:
+    """The lookup with the endpoints of ``keys`` left out (as primary or prerequisite)."""
+    return lookup.model_copy(update={
+        "primary": [e for e in lookup.primary if e.key not in keys],
+        "prerequisites": [d for d in lookup.prerequisites if d.provider.key not in keys],
+    })
 
 
 def split_shown(lookup: GraphLookup, confident: set[str]) -> GraphLookup:

@@ -23,6 +23,8 @@ CORE = (
     "apiatlas/rag/agent/graph.py",
     "apiatlas/evals/runner.py",
     "apiatlas/models/encoder/model.onnx",
+    "apiatlas/rag/ranking/ranker.json",
+    "apiatlas/rag/review/relevance.json",
 )
 LEFT_OUT_WARNINGS = ("absent from the `packages` configuration", "would be ignored")
 """What setuptools says about a folder of the sources that looks like a package but is not

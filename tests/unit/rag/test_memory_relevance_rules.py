@@ -1,5 +1,6 @@
-"""Which memories an answer uses and which may lead it: about the question, about the answer's
-main endpoint, or forbidding a presented endpoint; the rest stay out."""
+"""Which memories an answer uses and which may lead it: those the relevance model finds about the
+question, and those forbidding the answer's first endpoint; a prohibition of another presented
+endpoint leaves it out without a citation; the rest stay out."""
 
 from __future__ import annotations
 
@@ -11,16 +12,19 @@ from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.retrieval.resource_matcher import ResourceMatch
 from apiatlas.rag.memory.model import Matched, Memory, MemoryHit, MemoryKind, parse_ref
 from apiatlas.rag.review.precedence import MemoryView, apply_precedence
+from apiatlas.rag.ranking.model import Linear
 from apiatlas.rag.review.relevance import (
     ALONG,
     FORBIDDING,
-    STRONG_SEMANTIC_SCORE,
-    about_answer,
-    about_question,
+    RELEVANCE_FEATURES,
+    RelevanceModel,
     family,
     linked_to_read,
     main_endpoints,
+    quietly_forbidden,
+    relevance_vector,
     relevant_views,
+    shipped_model,
 )
 from apiatlas.rag.memory.stance import classify_stances
 
@@ -54,11 +58,11 @@ ALL = {e.signature: e for e in (EVENTS, RECORD, HOOKS, DELIVERIES, TEST, V1, V2,
 
 def view(
     text: str, refs: list[str], kind: MemoryKind = "decision", *, matched: Matched = "semantic",
-    score: float = 0.5,
+    score: float = 0.5, importance: int = 5,
 ) -> MemoryView:
     memory = Memory(
         id=f"mem_{abs(hash(text)) % 10_000}", project="p", kind=kind, text=text,
-        refs=[parse_ref(r) for r in refs], created_at=NOW, valid_from=NOW,
+        refs=[parse_ref(r) for r in refs], created_at=NOW, valid_from=NOW, importance=importance,
     )
     return MemoryView(
         hit=MemoryHit(memory=memory, score=score, matched=matched),
@@ -67,7 +71,8 @@ def view(
     )
 
 
-def lookup(*primary: EndpointRef, resources: tuple[str, ...] = (), **extra: object) -> GraphLookup:
+def lookup(*primary: EndpointRef, resources: tuple[str, ...] = (), question: str = "a question",
+           **extra: object) -> GraphLookup:
     matched = [
         ResourceMatch(
             resource=ResourceInfo(key=f"api/resource/{r}", api="api", name=r.split("/")[-1]),
@@ -76,7 +81,7 @@ def lookup(*primary: EndpointRef, resources: tuple[str, ...] = (), **extra: obje
         for r in resources
     ]
     return GraphLookup(
-        intent=analyse_question("a question"), primary=list(primary), matched_resources=matched,
+        intent=analyse_question(question), primary=list(primary), matched_resources=matched,
         **extra,
     )
 
@@ -87,110 +92,69 @@ TRACKING = (
 )
 
 
+def by(feature: str, threshold: float = 0.5) -> RelevanceModel:
+    """A model that keeps a memory exactly when ``feature`` is 1."""
+    n = len(RELEVANCE_FEATURES)
+    coef = tuple(10.0 if f == feature else 0.0 for f in RELEVANCE_FEATURES)
+    return RelevanceModel(Linear(RELEVANCE_FEATURES, (0.5,) * n, (1.0,) * n, coef, 0.0),
+                          threshold)
+
+
 def test_versions_of_one_operation_share_a_family() -> None:
     assert family(V1) == family(V2)
     assert family(V2) != family(SEARCH)
 
 
-def test_a_strong_match_is_about_the_question_whatever_the_graph_found() -> None:
-    memo = view(TRACKING, [HOOKS.signature, EVENTS.signature], score=STRONG_SEMANTIC_SCORE)
-    assert about_question(memo, lookup(DELIVERIES, TEST, resources=("webhook",)))
-
-
-def test_a_plausible_match_naming_the_first_endpoint_or_a_version_of_it_leads() -> None:
-    tracking = view(TRACKING, [HOOKS.signature, EVENTS.signature], score=0.5)
-    assert about_question(tracking, lookup(EVENTS, RECORD))
-    v1 = view("We still create locations with POST /v1/locations.", [V1.signature], score=0.45)
-    assert about_question(v1, lookup(V2, SEARCH))
-
-
-def test_a_plausible_match_sharing_only_vocabulary_does_not_lead() -> None:
-    # A question about webhook deliveries: the tracking decision names webhooks, not deliveries.
-    tracking = view(TRACKING, [HOOKS.signature, EVENTS.signature], score=0.52)
-    question = lookup(DELIVERIES, TEST, resources=("webhook/delivery", "webhook"))
-    assert not about_question(tracking, question)
-    assert not about_answer(tracking, question)
-    assert relevant_views([tracking], question) == []
-
-
-def test_a_first_endpoint_on_a_resource_the_question_names_makes_a_memory_about_it() -> None:
-    tracking = view(TRACKING, [HOOKS.signature, EVENTS.signature], score=0.5)
-    question = lookup(RECORD, EVENTS, resources=("shipment", "shipment/tracking-event"))
-    assert about_question(tracking, question)
-    other = lookup(RECORD, EVENTS, resources=("shipment",))  # endpoint presented, topic not named
-    assert not about_question(tracking, other)
-
-
-def test_a_presented_endpoint_makes_a_memory_lead_only_when_it_does_what_is_asked() -> None:
-    search = SEARCH.model_copy(update={"kind": "search"})
-    create = V2.model_copy(update={"kind": "create"})
-    ALL[SEARCH.signature] = search  # the memory resolves to the endpoint with its kind
-    try:
-        sites = view(f"To find our sites use {SEARCH.signature}.", [SEARCH.signature], score=0.5)
-        asked_create = GraphLookup(
-            intent=analyse_question("add a new location"), primary=[create, search],
-            matched_resources=lookup(resources=("location",)).matched_resources,
-        )
-        asked_search = asked_create.model_copy(
-            update={"intent": analyse_question("search the locations")}
-        )
-        asked_nothing = asked_create.model_copy(update={"intent": analyse_question("locations")})
-    finally:
-        ALL[SEARCH.signature] = SEARCH
-    assert asked_create.intent.kinds == ["create"] and asked_search.intent.kinds == ["search"]
-    assert not about_question(sites, asked_create)  # searching is not creating
-    assert about_question(sites, asked_search)
-    assert asked_nothing.intent.kinds == [] and about_question(sites, asked_nothing)
-
-
-def test_when_the_graph_finds_nothing_a_memory_on_the_named_resource_leads() -> None:
-    onboarding = view("To onboard a new carrier, register it with POST /v2/carriers",
-                      [CARRIER.signature], kind="procedure", score=0.34)
-    assert about_question(onboarding, lookup(resources=("carrier",)))
-    assert not about_question(onboarding, lookup(resources=("quote",)))
-    found, _ = apply_precedence(relevant_views([onboarding], lookup(resources=("carrier",))),
-                                lookup(resources=("carrier",)))
-    assert [e.signature for e in found.primary] == [CARRIER.signature]
-
-
-def test_a_ref_linked_memory_comes_along_only_for_the_main_endpoint_and_its_prerequisites() -> None:
-    create = lookup(
-        SHIP, PATCH_CARRIER,
-        prerequisites=[
-            Dependency(endpoint=SHIP, parameter="origin_id", provider=V2),
-            Dependency(endpoint=PATCH_CARRIER, parameter="carrier_id", provider=CARRIER),
-        ],
-    )
-    assert [e.signature for e in main_endpoints(create)] == [SHIP.signature, V2.signature]
+def test_the_features_read_what_the_graph_and_the_memory_say() -> None:
+    tracking = view(TRACKING, [HOOKS.signature, EVENTS.signature], score=0.6, importance=8)
     v1 = view("We still create locations with POST /v1/locations.", [V1.signature],
               matched="ref", score=0.0)
-    onboarding = view("Register carriers with POST /v2/carriers", [CARRIER.signature],
-                      kind="procedure", matched="ref", score=0.0)
-    assert about_answer(v1, create)  # a version of a prerequisite of the main endpoint
-    assert not about_answer(onboarding, create)  # a prerequisite of a minor endpoint only
-    assert relevant_views([v1, onboarding], create) == [v1]
+    question = lookup(V2, EVENTS, question="how do we create a location")
+    f = dict(zip(RELEVANCE_FEATURES, relevance_vector(v1, question, [tracking, v1]), strict=True))
+    assert len(f) == len(RELEVANCE_FEATURES)
+    assert f["names_first"] == 1.0 and f["share_first"] == 1.0  # a version of the first endpoint
+    assert f["semantic"] == 0.0 and f["score"] == 0.0 and f["sem_rank"] == 0.5
+    assert f["stance_first"] == 1.0 and f["forbids_first"] == 0.0  # it prefers v1
+    assert f["lex_q"] == 2 / 2  # "create" and "location" of "how do we create a location"
+    assert f["kind_decision"] == 1.0 and f["no_refs"] == 0.0
+    t = dict(zip(RELEVANCE_FEATURES, relevance_vector(tracking, question, [tracking, v1]),
+                 strict=True))
+    assert t["semantic"] == 1.0 and t["sem_rank"] == 1.0 and t["ratio"] == 1.0
+    assert t["names_first"] == 0.0 and t["names_presented"] == 1.0  # it names EVENTS
+    assert t["importance"] == 0.8 and t["lex_q"] == 0.0
 
 
+def test_the_model_decides_which_memories_lead_and_a_ban_of_the_first_endpoint_applies() -> None:
+    semantic = view("Tracking updates come by webhook.", [HOOKS.signature], score=0.7)
+    linked = view(TRACKING, [HOOKS.signature, EVENTS.signature], matched="ref", score=0.0)
+    report = lookup(EVENTS, SHIP)
+    kept = relevant_views([semantic, linked], report, model=by("semantic"))
+    # The linked memory is not about the question but forbids the first endpoint: kept, and
+    # it does not lead.
+    assert kept == [semantic, linked]
+    assert semantic.leads is True and linked.leads is False
+    assert relevant_views([semantic, linked], report, model=by("names_first")) == [linked]
 
-def test_few_memories_come_along_for_the_main_endpoint_and_every_prohibition_applies() -> None:
-    # At a team's scale hundreds of memories are about the main endpoint: only the first
-    # ALONG come along; every presented endpoint the team forbids stays forbidden, citing the
-    # first FORBIDDING memories that forbid it.
-    create = lookup(V2, LIST, SEARCH)
-    along = [view(f"Location note {i}: POST /v2/locations.", [V2.signature], kind="fact",
-                  matched="ref", score=0.0) for i in range(ALONG + 3)]
-    bans = [view(f"Never call GET /v2/locations from job {i}.", [LIST.signature],
-                 kind="warning", matched="ref", score=0.0) for i in range(FORBIDDING + 2)]
-    search = view("Never call POST /v2/locations/search from the jobs.", [SEARCH.signature],
-                  kind="warning", matched="ref", score=0.0)
-    kept = relevant_views([*along, *bans, search], create)
-    assert kept == [*along[:ALONG], *bans[:FORBIDDING], search]
-    # A ban past the bound does not come along either, though it names the main endpoint.
-    ban_v2 = [view(f"Never call POST /v2/locations from job {i}.", [V2.signature],
-                   kind="warning", matched="ref", score=0.0) for i in range(FORBIDDING + 1)]
-    assert relevant_views([*ban_v2, along[0]], create) == [*ban_v2[:FORBIDDING], along[0]]
-    _, team = apply_precedence(kept, create)
-    assert {LIST.key, SEARCH.key} <= team.avoided
+
+def test_a_ban_of_another_presented_endpoint_leaves_it_out_without_a_citation() -> None:
+    tracking = view(TRACKING, [HOOKS.signature, EVENTS.signature], matched="ref", score=0.0)
+    report = lookup(LIST, EVENTS, SHIP)
+    kept = relevant_views([tracking], report, model=by("semantic"))
+    assert kept == []
+    assert quietly_forbidden([tracking], kept, {LIST.key, EVENTS.key, SHIP.key}) == {EVENTS.key}
+    assert quietly_forbidden([tracking], [tracking], {EVENTS.key}) == set()
+
+
+def test_the_shipped_model_tells_a_memory_about_the_question_from_a_neighbour() -> None:
+    model = shipped_model()
+    assert model.model.features == RELEVANCE_FEATURES and 0.0 < model.threshold < 1.0
+    question = lookup(RECORD, EVENTS, question="record a tracking event for a shipment")
+    about = view("Record tracking events for a shipment with POST "
+                 "/v2/shipments/{shipment_id}/tracking-events, never by hand.",
+                 [RECORD.signature], score=0.8, importance=8)
+    neighbour = view("Register carriers with POST /v2/carriers.", [CARRIER.signature],
+                     kind="procedure", matched="ref", score=0.0)
+    assert relevant_views([about, neighbour], question) == [about]
 
 
 def test_only_the_linked_memories_an_answer_may_use_are_read() -> None:
@@ -219,34 +183,52 @@ def test_only_the_linked_memories_an_answer_may_use_are_read() -> None:
     ]
 
 
-def test_a_team_prohibition_of_any_presented_endpoint_always_applies() -> None:
-    tracking = view(TRACKING, [HOOKS.signature, EVENTS.signature], matched="ref", score=0.0)
-    report = lookup(LIST, EVENTS, SHIP)
-    assert relevant_views([tracking], report) == [tracking]
-    assert tracking.leads is False
-
-
 def test_a_prohibition_not_about_the_question_substitutes_in_place() -> None:
     tracking = view(TRACKING, [HOOKS.signature, EVENTS.signature], matched="ref", score=0.0)
-    report = lookup(SEARCH, EVENTS, SHIP)
-    found, team = apply_precedence(relevant_views([tracking], report), report)
-    assert [e.signature for e in found.primary] == [SEARCH.signature, HOOKS.signature,
+    tracking.leads = False
+    report = lookup(EVENTS, SEARCH, SHIP)
+    found, team = apply_precedence([tracking], report)
+    assert [e.signature for e in found.primary] == [HOOKS.signature, SEARCH.signature,
                                                      SHIP.signature]
     assert EVENTS.key in team.avoided
 
 
 def test_a_prohibition_about_the_question_puts_what_to_use_instead_first() -> None:
     tracking = view(TRACKING, [HOOKS.signature, EVENTS.signature], score=0.5)
+    tracking.leads = True
     question = lookup(RECORD, EVENTS, resources=("shipment/tracking-event",))
-    found, team = apply_precedence(relevant_views([tracking], question), question)
+    found, team = apply_precedence([tracking], question)
     assert found.primary[0].signature == HOOKS.signature
     assert EVENTS.signature not in [e.signature for e in found.primary]
 
 
-def test_a_ref_linked_preference_does_not_reorder_the_answer() -> None:
+def test_when_the_graph_finds_nothing_a_leading_memory_gives_the_answer() -> None:
+    onboarding = view("To onboard a new carrier, register it with POST /v2/carriers",
+                      [CARRIER.signature], kind="procedure", score=0.34)
+    onboarding.leads = True
+    found, _ = apply_precedence([onboarding], lookup(resources=("carrier",)))
+    assert [e.signature for e in found.primary] == [CARRIER.signature]
+    onboarding.leads = None  # unjudged: the abstention stands
+    found, _ = apply_precedence([onboarding], lookup(resources=("carrier",)))
+    assert found.primary == []
+
+
+def test_a_preference_that_does_not_lead_does_not_reorder_the_answer() -> None:
     sites = view(f"To list our sites use {SEARCH.signature}; do not page through "
                  f"{LIST.signature}.", [SEARCH.signature, LIST.signature], matched="ref", score=0.0)
+    sites.leads = False
     create = lookup(V2, SHIP, prerequisites=[Dependency(endpoint=V2, parameter="x", provider=LIST)])
-    found, team = apply_precedence(relevant_views([sites], create), create)
+    found, team = apply_precedence([sites], create)
     assert found.primary[0].signature == V2.signature
     assert [f.endpoint.signature for f in team.forbidden] == [LIST.signature]
+
+
+def test_main_endpoints_are_the_first_and_its_direct_prerequisites() -> None:
+    create = lookup(
+        SHIP, PATCH_CARRIER,
+        prerequisites=[
+            Dependency(endpoint=SHIP, parameter="origin_id", provider=V2),
+            Dependency(endpoint=PATCH_CARRIER, parameter="carrier_id", provider=CARRIER),
+        ],
+    )
+    assert [e.signature for e in main_endpoints(create)] == [SHIP.signature, V2.signature]

@@ -1,0 +1,65 @@
+"""``python -m apiatlas.evals.memory_relevance`` reproduces the committed relevance model, and
+reads no test-set file.
+
+Every file Python opens during the fit is recorded; none may be a test dataset or one of its
+sources. On another kind of processor the embeddings differ in their last bits, so the numbers
+are compared within :data:`TOLERANCES` (the ranker's, ``test_train_reproduces.py``), and the
+threshold within one step of its grid.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from apiatlas.evals import memory_relevance
+from apiatlas.evals.dataset import load_dataset
+from apiatlas.evals.homes import dataset_files
+from apiatlas.rag.review.relevance import ARTIFACT
+
+OPENED: list[str] = []
+_AUDITING: list[bool] = []
+TOLERANCES = {"coef": 0.05, "intercept": 0.03, "mean": 1e-3, "scale": 1e-3}
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    if _AUDITING and event == "open" and isinstance(args[0], (str, Path)):
+        OPENED.append(str(Path(str(args[0])).resolve()))
+
+
+sys.addaudithook(_audit)  # hooks cannot be removed; it records only while _AUDITING is set
+
+
+def test_the_fit_reproduces_the_artifact_and_never_reads_a_test_set(
+    tmp_path: Path, shared_data: Path
+) -> None:
+    test_files = dataset_files(memory_relevance.DEV.parent / "test")
+    forbidden = {str(f.resolve()) for f in test_files}
+    roots = {str(Path(s).resolve().parent) for f in test_files
+             for s in [*load_dataset(f).sources.openapi, *load_dataset(f).sources.docs]}
+    out = tmp_path / "relevance.json"
+    _AUDITING.append(True)
+    try:
+        memory_relevance.main(["--out", str(out), "--root", str(tmp_path / "homes")])
+    finally:
+        _AUDITING.clear()
+    read_test = sorted(p for p in OPENED if p in forbidden or any(p.startswith(r) for r in roots))
+    assert not read_test, f"the fit read test-set files: {read_test[:5]}"
+    assert any(p.endswith("memory-scale.yaml") for p in OPENED)  # the audit saw the dev reads
+
+    stale = ("python -m apiatlas.evals.memory_relevance no longer reproduces "
+             "rag/review/relevance.json: run it and commit the artifact")
+    produced, committed = json.loads(out.read_text()), json.loads(ARTIFACT.read_text())
+    assert produced["fitted_on"] == committed["fitted_on"], stale
+    assert abs(produced["threshold"] - committed["threshold"]) <= 0.05 + 1e-9, stale
+    new, old = produced["model"], committed["model"]
+    assert new["features"] == old["features"], stale
+    far = [f"{key}[{i}]: {a} vs {b}" for key, tolerance in TOLERANCES.items()
+           for i, (a, b) in enumerate(zip(_list(new[key]), _list(old[key]), strict=True))
+           if abs(a - b) > tolerance]
+    assert not far, f"{stale} (beyond tolerance: {far[:5]})"
+
+
+def _list(value: float | list[float]) -> list[float]:
+    return value if isinstance(value, list) else [value]
