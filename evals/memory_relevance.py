@@ -13,7 +13,9 @@ memory the review is handed, its feature vector and whether the case expects it.
 3. the model fitted on every dev set is written to ``rag/review/relevance.json``.
 
 The validation sets are scored by that model, never fitted or chosen on; test sets are not read.
-``--ablation`` fits again with each feature group left out and prints the same outcomes.
+``--ablation`` fits again with each feature group left out and prints the same outcomes;
+``--without GROUP --out FILE`` writes such a model (its group's coefficients are 0), for
+``apiatlas eval`` to measure at the answer level.
 Citations only: the first endpoint, which memory precedence also asks for, is measured by
 ``apiatlas eval``.
 """
@@ -209,14 +211,18 @@ def main(argv: Sequence[str] | None = None,
     parser.add_argument("--root", type=Path, default=ROOT, help="where the dataset homes go")
     parser.add_argument("--out", type=Path, default=relevance.ARTIFACT)
     parser.add_argument("--ablation", action="store_true", help="each feature group left out")
+    parser.add_argument("--without", choices=sorted(GROUPS), default=None,
+                        help="fit and write the model with this feature group left out")
     args = parser.parse_args(argv)
+    off = GROUPS[args.without] if args.without else ()
     embeddings = (embeddings_factory or (lambda: load_embeddings(Settings())))()
     fit_paths, validation_paths = memory_sets()
     dev = {p.stem: capture(load_dataset(p), args.root, embeddings) for p in fit_paths}
     validation = {p.stem: capture(load_dataset(p), args.root, embeddings)
                   for p in validation_paths}
-    fitted = fit(dev)
-    print("\n".join(report(dev, validation, fitted)))
+    fitted = fit(dev, off)
+    print("\n".join(report(dev, validation, fitted, off,
+                           f"without {args.without}" if off else "as shipped")))
     if args.ablation:
         for group, names in GROUPS.items():
             print("\n".join(report(dev, validation, fit(dev, names), names,

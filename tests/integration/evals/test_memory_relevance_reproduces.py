@@ -10,25 +10,15 @@ threshold within one step of its grid.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from apiatlas.evals import memory_relevance
 from apiatlas.evals.dataset import load_dataset
 from apiatlas.evals.homes import dataset_files
 from apiatlas.rag.review.relevance import ARTIFACT
+from tests.integration.evals.file_audit import opened_files
 
-OPENED: list[str] = []
-_AUDITING: list[bool] = []
 TOLERANCES = {"coef": 0.05, "intercept": 0.03, "mean": 1e-3, "scale": 1e-3}
-
-
-def _audit(event: str, args: tuple[object, ...]) -> None:
-    if _AUDITING and event == "open" and isinstance(args[0], (str, Path)):
-        OPENED.append(str(Path(str(args[0])).resolve()))
-
-
-sys.addaudithook(_audit)  # hooks cannot be removed; it records only while _AUDITING is set
 
 
 def test_the_fit_reproduces_the_artifact_and_never_reads_a_test_set(
@@ -39,14 +29,11 @@ def test_the_fit_reproduces_the_artifact_and_never_reads_a_test_set(
     roots = {str(Path(s).resolve().parent) for f in test_files
              for s in [*load_dataset(f).sources.openapi, *load_dataset(f).sources.docs]}
     out = tmp_path / "relevance.json"
-    _AUDITING.append(True)
-    try:
+    with opened_files() as opened:
         memory_relevance.main(["--out", str(out), "--root", str(tmp_path / "homes")])
-    finally:
-        _AUDITING.clear()
-    read_test = sorted(p for p in OPENED if p in forbidden or any(p.startswith(r) for r in roots))
+    read_test = sorted(p for p in opened if p in forbidden or any(p.startswith(r) for r in roots))
     assert not read_test, f"the fit read test-set files: {read_test[:5]}"
-    assert any(p.endswith("memory-scale.yaml") for p in OPENED)  # the audit saw the dev reads
+    assert any(p.endswith("memory-scale.yaml") for p in opened)  # the audit saw the dev reads
 
     stale = ("python -m apiatlas.evals.memory_relevance no longer reproduces "
              "rag/review/relevance.json: run it and commit the artifact")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +26,8 @@ from apiatlas.evals import train
 from apiatlas.evals.dataset import load_dataset
 from apiatlas.evals.homes import dataset_files
 from apiatlas.rag.ranking.model import ARTIFACT
+from tests.integration.evals.file_audit import opened_files
 
-OPENED: list[str] = []
-_AUDITING: list[bool] = []
-
-
-def _audit(event: str, args: tuple[object, ...]) -> None:
-    if _AUDITING and event == "open" and isinstance(args[0], (str, Path)):
-        OPENED.append(str(Path(str(args[0])).resolve()))
-
-
-sys.addaudithook(_audit)  # hooks cannot be removed; it records only while _AUDITING is set
 
 
 def test_training_reproduces_the_artifact_and_never_reads_a_test_set(
@@ -52,16 +42,13 @@ def test_training_reproduces_the_artifact_and_never_reads_a_test_set(
     assert forbidden and forbidden_roots
 
     out = tmp_path / "ranker.json"
-    _AUDITING.append(True)
-    try:
+    with opened_files() as opened:
         assert train.main(["--out", str(out), "--homes", str(tmp_path / "homes")]) == 0
-    finally:
-        _AUDITING.clear()
 
-    read_test = sorted(p for p in OPENED if p in forbidden
+    read_test = sorted(p for p in opened if p in forbidden
                        or any(p.startswith(root) for root in forbidden_roots))
     assert not read_test, f"training read test-set files: {read_test[:5]}"
-    assert any(p.endswith("sample.yaml") for p in OPENED)  # the audit did see the dev reads
+    assert any(p.endswith("sample.yaml") for p in opened)  # the audit did see the dev reads
     stale = "make train no longer reproduces rag/ranking/ranker.json: run `make train` and commit it"
     produced, committed = json.loads(out.read_text()), json.loads(ARTIFACT.read_text())
     if produced["meta"]["numerics"] == committed["meta"].get("numerics"):
