@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,8 +37,11 @@ from apiatlas.evals.calibration import fit_linear
 from apiatlas.evals.dataset import VALIDATION, Dataset, load_dataset
 from apiatlas.evals.homes import dataset_atlas
 from apiatlas.evals.memories import load_memories
+from apiatlas.graph.model import EndpointRef
 from apiatlas.rag.agent import memory as agent_memory
 from apiatlas.rag.ranking.model import Linear
+from apiatlas.rag.retrieval.lookup import GraphLookup
+from apiatlas.rag.review.precedence import MemoryView
 from apiatlas.rag.review import relevance
 from apiatlas.rag.review.relevance import RELEVANCE_FEATURES, RelevanceModel
 from apiatlas.rag.runtime.embeddings import load_embeddings
@@ -98,7 +101,9 @@ def _recording(seen: list[tuple[list[str], list[list[float]]]]) -> Iterator[None
     is being fitted), which changes nothing the review is handed."""
     original = agent_memory.relevant_views
 
-    def record(views, lookup, related=(), model=None):  # noqa: ANN001, ANN202
+    def record(views: Sequence[MemoryView], lookup: GraphLookup,
+               related: Sequence[EndpointRef] = (), model: RelevanceModel | None = None,
+               ) -> list[MemoryView]:
         seen.append(([v.memory.id for v in views],
                      [relevance.relevance_vector(v, lookup, views, related) for v in views]))
         return []
@@ -205,8 +210,7 @@ def _fmt(figures: dict[str, float | None]) -> str:
     return "  ".join(f"{k} {v}" for k, v in figures.items())
 
 
-def main(argv: Sequence[str] | None = None,
-         embeddings_factory: Callable[[], Embeddings] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=ROOT, help="where the dataset homes go")
     parser.add_argument("--out", type=Path, default=relevance.ARTIFACT)
@@ -215,7 +219,7 @@ def main(argv: Sequence[str] | None = None,
                         help="fit and write the model with this feature group left out")
     args = parser.parse_args(argv)
     off = GROUPS[args.without] if args.without else ()
-    embeddings = (embeddings_factory or (lambda: load_embeddings(Settings())))()
+    embeddings = load_embeddings(Settings())
     fit_paths, validation_paths = memory_sets()
     dev = {p.stem: capture(load_dataset(p), args.root, embeddings) for p in fit_paths}
     validation = {p.stem: capture(load_dataset(p), args.root, embeddings)
