@@ -1,4 +1,5 @@
-"""Which files Python opens while a block runs: a fit may never read a test set.
+"""Which files Python opens while a block runs, and which of them belong to a test set: a fit
+may never read one.
 
 One audit hook, registered on import (hooks cannot be removed); it records only inside
 :func:`opened_files`.
@@ -7,9 +8,12 @@ One audit hook, registered on import (hooks cannot be removed); it records only 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from apiatlas.evals.dataset import load_dataset
+from apiatlas.evals.homes import dataset_files
 
 _OPENED: list[str] = []
 _AUDITING: list[bool] = []
@@ -32,3 +36,14 @@ def opened_files() -> Iterator[list[str]]:
         yield _OPENED
     finally:
         _AUDITING.clear()
+
+
+def reads_of_test_sets(opened: Iterable[str], test_folder: Path) -> list[str]:
+    """The ``opened`` paths that are a dataset of ``test_folder`` or lie beside one of its
+    sources (the folder of each spec and guide it names)."""
+    files = dataset_files(test_folder)
+    datasets = {str(f.resolve()) for f in files}
+    roots = {str(Path(s).resolve().parent) for f in files
+             for s in [*load_dataset(f).sources.openapi, *load_dataset(f).sources.docs]}
+    assert datasets and roots, f"no test datasets with sources in {test_folder}"
+    return sorted(p for p in opened if p in datasets or any(p.startswith(r) for r in roots))

@@ -13,10 +13,8 @@ import json
 from pathlib import Path
 
 from apiatlas.evals import memory_relevance
-from apiatlas.evals.dataset import load_dataset
-from apiatlas.evals.homes import dataset_files
 from apiatlas.rag.review.relevance import ARTIFACT
-from tests.integration.evals.file_audit import opened_files
+from tests.integration.evals.file_audit import opened_files, reads_of_test_sets
 
 TOLERANCES = {"coef": 0.05, "intercept": 0.03, "mean": 1e-3, "scale": 1e-3}
 
@@ -24,14 +22,10 @@ TOLERANCES = {"coef": 0.05, "intercept": 0.03, "mean": 1e-3, "scale": 1e-3}
 def test_the_fit_reproduces_the_artifact_and_never_reads_a_test_set(
     tmp_path: Path, shared_data: Path
 ) -> None:
-    test_files = dataset_files(memory_relevance.DEV.parent / "test")
-    forbidden = {str(f.resolve()) for f in test_files}
-    roots = {str(Path(s).resolve().parent) for f in test_files
-             for s in [*load_dataset(f).sources.openapi, *load_dataset(f).sources.docs]}
     out = tmp_path / "relevance.json"
     with opened_files() as opened:
         memory_relevance.main(["--out", str(out), "--root", str(tmp_path / "homes")])
-    read_test = sorted(p for p in opened if p in forbidden or any(p.startswith(r) for r in roots))
+    read_test = reads_of_test_sets(opened, memory_relevance.DEV.parent / "test")
     assert not read_test, f"the fit read test-set files: {read_test[:5]}"
     assert any(p.endswith("memory-scale.yaml") for p in opened)  # the audit saw the dev reads
 
