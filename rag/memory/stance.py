@@ -36,7 +36,9 @@ _PROHIBIT = re.compile(
     r"stop(s|ped|ping)?\s+\w+ing|no\s+longer\s+" + _GIVE_UP + r"|not\s+to|not\s+allowed\s+to|"
     r"forbid|forbids|forbidden\s+to|ban|bans|prohibit|prohibits|"
     # "we replaced X with Y" gives X up; what follows "with"/"by" is what replaced it
-    r"replac(e|es|ed|ing)(?!.*\b(with|by)\b)|(have|'ve|we)\s+(deprecated|retired|dropped))\b",
+    r"replac(e|es|ed|ing)(?!.*\b(with|by)\b)|(have|'ve|we)\s+(deprecated|retired|dropped)|"
+    # a negated passive: "SKUs are not removed with X", "it is never done through X"
+    r"(is|are|was|were|be|get|gets)\s+(not|never)\s+\w+ed\s+(with|via|through|using|by))\b",
     re.I,
 )
 _BANNED = re.compile(
@@ -53,7 +55,8 @@ _PREFER = re.compile(
     r"migrat(e|ed)\s+to|mov(e|ed)\s+to|stick\s+(to|with)|recommend(s|ed)?|standardi[sz]ed\s+on)\b",
     re.I,
 )
-_SIGNATURE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[^\s,;()'\"`]*)", re.I)
+_SIGNATURE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[^\s,;()'\"`?#]*)", re.I)
+"""``METHOD /path`` as prose writes it (a query string after the path is not part of it)."""
 _BARE_PATH = re.compile(r"(?<![\w/])(/[A-Za-z0-9_{}\-/.]+)")
 _VERSION = re.compile(r"^v\d+$")
 STANCE_CACHE = 20_000
@@ -176,7 +179,15 @@ def _mention(ref: str, refs: Sequence[str], clause: str) -> int:
         if before not in HTTP_METHODS and _same_path(match.group(1), path):
             if sum(r.split(" ", 1)[1] == path for r in refs) == 1:
                 return match.start()
-    words = [(m.start(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z0-9]+", clause)]
+    # A word inside a path the clause writes out is part of that path's name, not a cue for
+    # this ref ("v3" in "not POST /v3/contacts/search" does not name /v3/contacts/search/emails).
+    written = [m.span() for m in _SIGNATURE.finditer(clause)]
+    written += [m.span() for m in _BARE_PATH.finditer(clause)]
+    words = [
+        (m.start(), m.group(0).lower())
+        for m in re.finditer(r"[A-Za-z0-9]+", clause)
+        if not any(a <= m.start() < b for a, b in written)
+    ]
     others = [r for r in refs if r != ref]
     for cue in _distinct_cues(method, path, others):
         exact = _VERSION.match(cue) is not None

@@ -192,15 +192,16 @@ def _leading(
     lead: dict[str, EndpointRef] = {}
     for view in team.views:
         # A memory not about the question (found through a presented endpoint, or only
-        # forbidding one) may forbid or annotate, but reorders nothing. When the docs present
-        # nothing, the endpoints of a memory judged about the question (relevance.py) are the
-        # answer; an unjudged one leaves the abstention alone.
+        # forbidding one) may forbid or annotate, but reorders nothing. A memory judged about
+        # the question (relevance.py) puts the endpoints it prefers first, found among the
+        # graph's candidates or not: the team's way wins over what the docs rank. An unjudged
+        # one reorders only among the candidates and leaves an abstention alone.
         for endpoint in view.endpoints("prefer"):
             if endpoint.key in team.avoided or (api is not None and endpoint.api != api):
                 continue
             if endpoint.key in instead or (
                 view.about_question
-                and (endpoint.key in known if lookup.primary else view.leads is True)
+                and (view.leads is True or (endpoint.key in known and bool(lookup.primary)))
             ):
                 lead.setdefault(endpoint.key, endpoint)
                 _note_preferred(team, view, endpoint, lookup, everything, endpoint.key in instead)

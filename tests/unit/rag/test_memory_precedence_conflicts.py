@@ -106,6 +106,16 @@ def test_an_endpoint_outside_the_candidates_is_not_pulled_into_the_answer() -> N
     assert sigs(found) == [UPDATE.signature] and not decision.conflicts and not team.notes
 
 
+def test_a_memory_judged_about_the_question_leads_with_its_endpoint_outside_the_candidates(
+) -> None:
+    decision = view("Shipments are never changed in place; cancel them and book anew",
+                    [CANCEL.signature])
+    decision.leads = True
+    found, _ = apply_precedence([decision], lookup("update a shipment", UPDATE))
+    assert sigs(found) == [CANCEL.signature, UPDATE.signature]
+    assert "the team prefers `POST /v2/shipments/{shipment_id}/cancel`" in decision.conflicts[0]
+
+
 def test_an_abstention_stays_an_abstention() -> None:
     decision = view("We create locations with POST /v1/locations", [V1.signature])
     found, _ = apply_precedence([decision], lookup("create a warehouse"), pool=[V1])

@@ -110,3 +110,22 @@ def test_named_endpoints_come_from_refs_then_text_and_steps_without_duplicates()
         )
     )
     assert found == ["POST /v2/quotes", "POST /v2/quotes/{id}/accept"]
+
+
+def test_a_word_inside_another_written_path_does_not_name_a_ref() -> None:
+    emails = "POST /v3/contacts/search/emails"
+    text = ("To find contacts by address use POST /v3/contacts/search/emails, "
+            "not POST /v3/contacts/search.")
+    assert classify_stances(memory(text, [emails])) == {emails: "prefer"}
+
+
+def test_a_negated_passive_avoids_and_the_other_ref_is_preferred() -> None:
+    text = (f"Booked shipments are not removed with {DELETE}. Cancel them with {CANCEL} "
+            "and keep the record.")
+    assert classify_stances(memory(text, [DELETE, CANCEL])) == {DELETE: "avoid", CANCEL: "prefer"}
+
+
+def test_a_query_string_after_the_path_still_names_the_endpoint() -> None:
+    listing = "GET /v2/shipments"
+    text = "The weekly report reads GET /v2/shipments?carrier_id=... page by page; never sleep."
+    assert classify_stances(memory(text, [listing], "fact")) == {listing: "neutral"}
