@@ -171,18 +171,19 @@ def _with_defaults(
 def _mention(ref: str, refs: Sequence[str], clause: str) -> int:
     """Where ``clause`` names ``ref`` (-1: it does not), telling it apart from ``refs``."""
     method, path = ref.split(" ", 1)
-    for match in _SIGNATURE.finditer(clause):
+    signatures = list(_SIGNATURE.finditer(clause))
+    bare = list(_BARE_PATH.finditer(clause))
+    for match in signatures:
         if match.group(1).upper() == method and _same_path(match.group(2), path):
             return match.start()
-    for match in _BARE_PATH.finditer(clause):
+    for match in bare:
         before = clause[: match.start()].rstrip().split(" ")[-1].upper()
         if before not in HTTP_METHODS and _same_path(match.group(1), path):
             if sum(r.split(" ", 1)[1] == path for r in refs) == 1:
                 return match.start()
     # A word inside a path the clause writes out is part of that path's name, not a cue for
     # this ref ("v3" in "not POST /v3/contacts/search" does not name /v3/contacts/search/emails).
-    written = [m.span() for m in _SIGNATURE.finditer(clause)]
-    written += [m.span() for m in _BARE_PATH.finditer(clause)]
+    written = [m.span() for m in [*signatures, *bare]]
     words = [
         (m.start(), m.group(0).lower())
         for m in re.finditer(r"[A-Za-z0-9]+", clause)

@@ -100,7 +100,7 @@ def test_a_decision_puts_its_endpoint_first_among_the_candidates() -> None:
     assert "the docs rank `POST /v2/locations` first" in decision.conflicts[0]
 
 
-def test_an_endpoint_outside_the_candidates_is_not_pulled_into_the_answer() -> None:
+def test_an_unjudged_memory_pulls_no_endpoint_from_outside_the_candidates() -> None:
     decision = view("Use POST /v2/locations/search", [SEARCH.signature])
     found, team = apply_precedence([decision], lookup("update a shipment", UPDATE))
     assert sigs(found) == [UPDATE.signature] and not decision.conflicts and not team.notes
