@@ -252,7 +252,8 @@ def _print_answer(args: argparse.Namespace, console: Console, result: dict[str, 
 
         console.print(Markdown(result["answer"]))
         console.print(f"[dim]outcome: {result['outcome']} (confidence "
-                      f"{result['confidence']:.2f}) · route: {' -> '.join(result['route'])}[/dim]")
+                      f"{result['confidence']:.2f}) · route: {' -> '.join(result['route'])}"
+                      + "".join(f" · {note}" for note in result.get("notes", [])) + "[/dim]")
     return EXIT_OK
 
 

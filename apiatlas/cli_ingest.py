@@ -9,6 +9,7 @@ behaves exactly like the Python API's.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from apiatlas.errors import UsageError
 
 if TYPE_CHECKING:  # the report (pydantic) loads with the facade, when the command runs
     from apiatlas.atlas import IngestReport
+    from apiatlas.loaders.models import LoadWarning
 
 _EVERY_HOST = "*"  # what a bare --allow-private stands for
 
@@ -135,7 +137,14 @@ def _progress(console: Console) -> Progress:
 
 
 def _print_report(report: IngestReport, console: Console) -> None:
-    """The counts of an ingest as a table, then its warnings with where each comes from."""
+    """The counts of an ingest as a table, then its warnings grouped by what they say (see
+    :func:`grouped_warnings`); an unchanged re-ingest prints one line."""
+    if report.unchanged:
+        said = f", {len(report.warnings)} warning(s) as before" if report.warnings else ""
+        console.print(f"Project '{report.project}' is unchanged since the last ingest: nothing "
+                      f"read again ({report.endpoints} endpoints, {report.doc_pages} doc "
+                      f"pages{said}).", markup=False)
+        return
     table = Table(title=f"Ingested into project '{report.project}'")
     table.add_column("what")
     table.add_column("count", justify="right")
@@ -151,14 +160,41 @@ def _print_report(report: IngestReport, console: Console) -> None:
         v = report.vectors
         rows.append(("vectors added/updated/skipped/deleted",
                      f"{v.num_added}/{v.num_updated}/{v.num_skipped}/{v.num_deleted}"))
-    if report.unchanged:
-        rows.append(("unchanged since the last ingest", "yes: nothing read again"))
     rows.append(("seconds", f"{report.seconds.get('total', 0.0):.1f}"))
     for name, value in rows:
         table.add_row(name, str(value))
     console.print(table)
     if report.warnings:
         console.print(f"[yellow]{len(report.warnings)} warning(s):[/yellow]")
-        for warning in report.warnings:
-            where = f"{warning.source}#{warning.pointer}" if warning.pointer else warning.source
-            console.print(f"  - {where}: {warning.message}", markup=False, soft_wrap=True)
+        for group in grouped_warnings(report.warnings):
+            first = group[0]
+            if len(group) == 1:
+                console.print(f"  - {_where(first)}: {first.message}", markup=False,
+                              soft_wrap=True)
+                continue
+            places = ", ".join(_where(w) for w in group[:SHOWN_PLACES])
+            more = f" and {len(group) - SHOWN_PLACES} more" if len(group) > SHOWN_PLACES else ""
+            console.print(f"  - {len(group)} like this one: {first.message} (at {places}{more})",
+                          markup=False, soft_wrap=True)
+
+
+SHOWN_PLACES = 3
+"""Places a group of like warnings names (the report keeps every one)."""
+
+
+def grouped_warnings(warnings: list[LoadWarning]) -> list[list[LoadWarning]]:
+    """``warnings`` grouped by their message with each quoted name ('...') and URL left out,
+    in the order each group first appears: sixty unresolved remote ``$ref``s are one line."""
+    groups: dict[str, list[LoadWarning]] = {}
+    for warning in warnings:
+        key = _QUOTED.sub("'…'", _URL.sub("…", warning.message))
+        groups.setdefault(key, []).append(warning)
+    return list(groups.values())
+
+
+_QUOTED = re.compile(r"'[^']*'")
+_URL = re.compile(r"\bhttps?://[^\s'\"]+")
+
+
+def _where(warning: LoadWarning) -> str:
+    return f"{warning.source}#{warning.pointer}" if warning.pointer else warning.source

@@ -67,6 +67,8 @@ class Settings:
 
     def __post_init__(self) -> None:
         check_project(self.project)
+        if isinstance(self.home, str):  # Settings(home=".apiatlas") as a user writes it
+            object.__setattr__(self, "home", Path(self.home))
 
     @property
     def graph_path(self) -> Path:

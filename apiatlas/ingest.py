@@ -265,14 +265,16 @@ def load(sources: Sources, notify: ProgressCallback = _silent) -> Loaded:
         notify("load specs", i, len(openapi))
         found = load_openapi(location, api=sources.api, fetch_policy=sources.fetch_policy)
         loaded.specs.extend(require_endpoints(found, location))
-    notify("load specs", len(openapi), len(openapi))
+    if openapi:  # a stage with nothing to do shows no progress
+        notify("load specs", len(openapi), len(openapi))
     for i, location in enumerate(docs):
         notify("load docs", i, len(docs))
         pages = load_docs(
             location, fetch_policy=sources.fetch_policy, warnings=loaded.doc_warnings
         )
         loaded.pages[docs_scope_name(location)] = pages
-    notify("load docs", len(docs), len(docs))
+    if docs:
+        notify("load docs", len(docs), len(docs))
     for i, start in enumerate(crawl):
         notify("crawl docs", i, len(crawl))
         crawled = crawl_site(start, sources.fetch_policy, sources.crawl_limits)

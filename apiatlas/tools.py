@@ -226,9 +226,9 @@ def make_tools(atlas: ApiAtlas, *, project: str | None = None) -> list[BaseTool]
               min_confidence: float | None = None) -> tuple[str, FoundEndpoints]:
         found = find_endpoints(atlas, question, project=scope, api=api, k=k,
                                min_confidence=min_confidence)
-        # The outcome is kept even at its default: it is what the model acts on.
-        text = found.model_dump_json(exclude_defaults=True)
-        return json.dumps({"outcome": found.outcome, **json.loads(text)}), found
+        # Every field, defaults included (an endpoint's role, the outcome), as MCP and HTTP
+        # give it: one JSON for an endpoint on every surface.
+        return found.model_dump_json(), found
 
     def _search(query: str, k: int = 5) -> tuple[str, list[DocPassage]]:
         passages = search_docs(atlas, query, project=scope, k=k)

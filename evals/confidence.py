@@ -27,6 +27,9 @@ from sklearn.linear_model import LogisticRegression
 
 from apiatlas.evals.calibration import DECIMALS, fit_linear
 from apiatlas.graph.signatures import endpoint_key
+from apiatlas.rag.question.intent import analyse_question
+from apiatlas.rag.ranking.features import FEATURES
+from apiatlas.rag.retrieval import endpoint_fit
 from apiatlas.rag.ranking.confidence import CONFIDENCE_FEATURES, confidence_vector
 from apiatlas.rag.ranking.model import Linear, presented_order
 
@@ -72,12 +75,24 @@ def first_is_expected(example: Example, probabilities: Sequence[float]) -> bool:
 def named_confidence(examples: Sequence[Example],
                      probabilities: Sequence[Sequence[float]]) -> float:
     """The confidence of an answer the graph gives alone because the question names its
-    endpoints: the share of dev questions naming an endpoint whose first presented endpoint is
-    expected, with one right and one wrong answer added (Laplace), so a handful is not read as
-    certainty."""
+    endpoints: the share of dev questions the agent answers so (:func:`answered_alone`)
+    whose first presented endpoint is expected, with one right and one wrong answer added
+    (Laplace), so a handful is not read as certainty."""
     named = [first_is_expected(ex, p) for ex, p in zip(examples, probabilities, strict=True)
-             if ex.pool.explicit]
+             if answered_alone(ex)]
     return round((sum(named) + 1) / (len(named) + 2), DECIMALS)
+
+
+_EXPLICIT = FEATURES.index("explicit")
+
+
+def answered_alone(example: Example) -> bool:
+    """Whether the agent answers ``example``'s question from the graph alone, as
+    :func:`~apiatlas.rag.agent.nodes.answered_by_graph` decides it: the candidates the
+    question names outright are those the graph scored as named."""
+    named = [ref for ref, v in zip(example.pool.refs, example.pool.vectors, strict=True)
+             if v[_EXPLICIT] == 1.0]
+    return endpoint_fit.answered_alone(analyse_question(example.case.question), named)
 
 
 def confidence_rows(

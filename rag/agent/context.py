@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, is_dataclass, replace
+from dataclasses import fields as dataclass_fields
 from datetime import datetime
+from difflib import get_close_matches
 
 from apiatlas.config import DEFAULT_PROJECT, check_project
 from apiatlas.errors import UsageError
@@ -112,11 +115,58 @@ class AgentContext:
         return NAMED if self.k is None else self.k
 
 
-def resolve_context(context: AgentContext | None, default: AgentContext) -> AgentContext:
-    """The context a run answers with: ``context`` with what it leaves open taken from the
-    agent's ``default`` (a LangGraph server builds an empty context when a run passes none)."""
-    if context is None:
+def context_from(value: object) -> AgentContext | None:
+    """``value`` read as an :class:`AgentContext`: itself, or the fields it carries when it is
+    a mapping (a plain ``{"project": "square"}``, or a LangGraph server's JSON context) or
+    another context object (a parent graph's dataclass or pydantic model, which reaches a
+    subgraph as it is). Keys of the parent's own are left to the parent; ``at`` may be an ISO
+    8601 string.
+
+    Raises:
+        UsageError: A key is a misspelling of a field (``projcet``), a value is invalid, or
+            ``value`` is none of these.
+    """
+    if value is None or isinstance(value, AgentContext):
+        return value
+    if isinstance(value, Mapping):
+        items = dict(value)
+    elif is_dataclass(value) and not isinstance(value, type):
+        items = {f.name: getattr(value, f.name) for f in dataclass_fields(value)}
+    elif callable(getattr(value, "model_dump", None)):
+        items = value.model_dump()
+    else:
+        raise UsageError(
+            f"the run's context is a {type(value).__name__}: pass an AgentContext "
+            f"(apiatlas.rag.agent.context) or a dict with the keys {', '.join(_FIELDS)}"
+        )
+    for key in items:
+        close = get_close_matches(str(key), _FIELDS, n=1, cutoff=0.75)
+        if key not in _FIELDS and close:
+            raise UsageError(f"the run's context has no key {key!r}; did you mean {close[0]!r}? "
+                             f"Its keys are {', '.join(_FIELDS)}")
+    known = {k: v for k, v in items.items() if k in _FIELDS}
+    if isinstance(known.get("at"), str):
+        try:
+            known["at"] = datetime.fromisoformat(known["at"])
+        except ValueError:
+            raise UsageError(f"the context's at must be an ISO 8601 time, not {known['at']!r}"
+                             ) from None
+    try:
+        return AgentContext(**known)
+    except TypeError as e:  # a value of the wrong type where a check compares it
+        raise UsageError(f"the run's context is invalid: {e}") from None
+
+
+_FIELDS = tuple(f.name for f in dataclass_fields(AgentContext))
+
+
+def resolve_context(context: object, default: AgentContext) -> AgentContext:
+    """The context a run answers with: ``context`` (see :func:`context_from`) with what it
+    leaves open taken from the agent's ``default`` (a LangGraph server builds an empty context
+    when a run passes none)."""
+    ctx = context_from(context)
+    if ctx is None:
         return default
-    if context.project is None:
-        return replace(context, project=default.project or DEFAULT_PROJECT)
-    return context
+    if ctx.project is None:
+        return replace(ctx, project=default.project or DEFAULT_PROJECT)
+    return ctx

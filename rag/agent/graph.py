@@ -34,7 +34,7 @@ from apiatlas.graph.store import LinkedGraphStore
 from apiatlas.rag.agent.context import AgentContext, check_question
 from apiatlas.rag.agent.memory import route_after_memory
 from apiatlas.rag.agent.nodes import GraphRagNodes, answered_by_graph
-from apiatlas.rag.agent.state import AgentState, InputState, OutputState
+from apiatlas.rag.agent.state import ENTRY_NODE, AgentState, InputState, OutputState
 from apiatlas.rag.answer.llm import DEFAULT_TIMEOUT_S
 from apiatlas.rag.answer.result import AnswerResult
 from apiatlas.rag.ranking.pipeline import FieldIndexCache
@@ -72,17 +72,23 @@ def route_after_graph(state: AgentState) -> Literal["rank", "review"]:
     return "review" if answered_by_graph(state["lookup"]) else "rank"
 
 
-def _finish(name: str, started: float, update: dict[str, Any]) -> dict[str, Any]:
+def _finish(name: str, started: float, update: dict[str, Any], state: AgentState
+            ) -> dict[str, Any]:
     elapsed = round((time.perf_counter() - started) * 1000, 2)
-    # A node may add route notes after its own name, e.g. "degraded: graph unavailable".
-    return {**update, "route": [name, *update.pop("route", [])], "timings_ms": {name: elapsed}}
+    out = {**update, "route": [name], "timings_ms": {name: elapsed}}
+    # A node's notes (e.g. "degraded: graph unavailable") follow the earlier nodes' notes; the
+    # entry node starts a question's notes afresh (a checkpointed thread outlives a question).
+    notes = update.get("notes", [])
+    if notes or name == ENTRY_NODE:
+        out["notes"] = [*([] if name == ENTRY_NODE else state.get("notes", [])), *notes]
+    return out
 
 
 def _timed(name: str, fn: Node) -> Node:
     def node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         started = time.perf_counter()
         with one_blas_thread():
-            return _finish(name, started, fn(state, runtime))
+            return _finish(name, started, fn(state, runtime), state)
 
     node.__name__ = name
     return node
@@ -94,12 +100,12 @@ def _timed_both(name: str, fn: Node, afn: AsyncNode) -> RunnableLambda:
     def node(state: AgentState) -> dict[str, Any]:
         started = time.perf_counter()
         with one_blas_thread():
-            return _finish(name, started, fn(state, get_runtime(AgentContext)))
+            return _finish(name, started, fn(state, get_runtime(AgentContext)), state)
 
     async def anode(state: AgentState) -> dict[str, Any]:
         started = time.perf_counter()
         with one_blas_thread():
-            return _finish(name, started, await afn(state, get_runtime(AgentContext)))
+            return _finish(name, started, await afn(state, get_runtime(AgentContext)), state)
 
     return RunnableLambda(node, afunc=anode, name=name)
 
@@ -208,5 +214,6 @@ async def arun_agent(
 def _state_result(state: dict[str, Any]) -> AnswerResult:
     result: AnswerResult = state["result"]
     route = list(state.get("route", []))
+    notes = list(state.get("notes", []))
     timings = dict(state.get("timings_ms", {}))
-    return result.model_copy(update={"route": route, "timings_ms": timings})
+    return result.model_copy(update={"route": route, "notes": notes, "timings_ms": timings})

@@ -54,7 +54,7 @@ memories forbidding it, those naming it, the others. The review uses the first o
 of a kind; the rest leave room for memories recalled already, out of force or of another
 agent type. Past 50 of a kind, an endpoint's less important memories are not looked at."""
 NO_MEMORY = "memory: none"
-"""Route note when the agent was built without a memory store."""
+"""The note when the agent was built without a memory store."""
 MEMORY_UNAVAILABLE = "memory unavailable"
 MEMORY_UNAVAILABLE_NOTE = (
     "> **Note:** the project memory could not be read ({reason}), so this answer follows the "
@@ -85,11 +85,11 @@ class MemoryStep:
         """The memory node: the memories relevant to the question, and whether one answers alone.
 
         A memory store that fails must not take the agent down: the question is answered from
-        the docs, with ``degraded: memory unavailable`` in the route and a note in the answer.
+        the docs, with ``degraded: memory unavailable`` in its notes and a note in the answer.
         """
         ctx = resolve_context(runtime.context, self.default_context)
         if runtime.store is None:
-            return {"memories": [], "memory_answer": "", "route": [NO_MEMORY]}
+            return {"memories": [], "memory_answer": "", "notes": [NO_MEMORY]}
         memory = ProjectMemory(runtime.store, ctx.project, agent_type=ctx.agent_type)
         try:
             hits = memory.recall(state["question"], at=ctx.at)
@@ -99,7 +99,7 @@ class MemoryStep:
                 "memories": [],
                 "memory_answer": "",
                 "memory_unavailable": reason,
-                "route": [f"degraded: {MEMORY_UNAVAILABLE}"],
+                "notes": [f"degraded: {MEMORY_UNAVAILABLE}"],
             }
         alone = answering_procedure(hits)
         return {"memories": hits, "memory_answer": alone.memory.id if alone else ""}

@@ -39,7 +39,7 @@ from apiatlas.rag.ranking.pipeline import (
     endpoints_from_cards,
 )
 from apiatlas.rag.retrieval.fusion import DENSE_UNAVAILABLE_KEY, HybridRetriever
-from apiatlas.rag.retrieval.endpoint_fit import named_outright
+from apiatlas.rag.retrieval.endpoint_fit import answered_alone, named_in
 from apiatlas.rag.retrieval.graph import KnowledgeGraphRetriever
 from apiatlas.rag.question.intent import analyse_question
 from apiatlas.rag.retrieval.lookup import GraphLookup
@@ -140,7 +140,7 @@ class GraphRagNodes:
                 "lookup": GraphLookup(intent=state["intent"]),
                 "details": {},
                 "degraded": GRAPH_UNAVAILABLE,
-                "route": [f"degraded: {GRAPH_UNAVAILABLE}"],
+                "notes": [f"degraded: {GRAPH_UNAVAILABLE}"],
             }
         update = {"lookup": lookup, "details": details, "candidates": candidates}
         if alone:
@@ -205,7 +205,7 @@ class GraphRagNodes:
         """Write the cited answer, led by the project memories the review kept.
 
         With a chat model, the model writes the text from the deterministic answer's evidence
-        and the route notes which composer wrote it (see :mod:`apiatlas.rag.answer.llm`).
+        and its note says which composer wrote it (see :mod:`apiatlas.rag.answer.llm`).
         """
         ctx = resolve_context(runtime.context, self.default_context)
         threshold = (self.ranking.model.confidence_threshold if ctx.min_confidence is None
@@ -248,7 +248,7 @@ class GraphRagNodes:
         details: Mapping[str, EndpointDetail] | None = None,
         team: TeamMemory | None = None,
     ) -> dict[str, Any]:
-        """``result``, or the chat model's text over it with a route note on who wrote it."""
+        """``result``, or the chat model's text over it with a note on who wrote it."""
         if self.chat_model is None:
             return {"result": result}
         evidence = gather_evidence(
@@ -257,7 +257,7 @@ class GraphRagNodes:
         written = compose_with_llm(
             state["question"], result, evidence, self.chat_model, timeout=self.chat_timeout
         )
-        return {"result": written.result, "route": [written.route]}
+        return {"result": written.result, "notes": [written.note]}
 
 
 def _safe(result: AnswerResult) -> AnswerResult:
@@ -267,18 +267,17 @@ def _safe(result: AnswerResult) -> AnswerResult:
 
 
 def answered_by_graph(lookup: GraphLookup) -> bool:
-    """Whether the graph's lookup is the answer, without the rank step: the question named
-    endpoints outright (and asks for no how-to) and the graph found them. A word that only
-    looks like an operation id ("DocuSign") and names none is not such a question."""
+    """Whether the graph's lookup is the answer, without the rank step
+    (:func:`~apiatlas.rag.retrieval.endpoint_fit.answered_alone` of the endpoints it found that
+    the question names, :func:`~apiatlas.rag.retrieval.endpoint_fit.named_in`). A word that
+    only looks like an operation id ("DocuSign") and names none is not such a question."""
     intent = lookup.intent
-    if not intent.explicit or intent.is_howto:
-        return False
-    return any(named_outright(ref, intent) for ref in lookup.primary)
+    return answered_alone(intent, named_in(lookup.primary, intent))
 
 
 def _noting_outage(hits: list[Document], update: dict[str, Any]) -> dict[str, Any]:
-    """``update`` with a route note when the hits were found without dense search."""
+    """``update`` with a note when the hits were found without dense search."""
     for doc in hits:
         if doc.metadata.get(DENSE_UNAVAILABLE_KEY):
-            return {**update, "route": [f"degraded: {VECTORS_UNAVAILABLE}"]}
+            return {**update, "notes": [f"degraded: {VECTORS_UNAVAILABLE}"]}
     return update

@@ -42,6 +42,7 @@ class OutputState(TypedDict, total=False):
 
     result: AnswerResult
     route: list[str]
+    notes: list[str]
     timings_ms: dict[str, float]
 
 
@@ -65,7 +66,9 @@ class AgentState(InputState, total=False):
             and the answer is exactly the docs' answer).
         degraded: Why a component was skipped (e.g. ``graph unavailable``), when one was.
         confidence: How sure the ranking is of its first endpoint (calibrated, 0 to 1).
-        route: The nodes taken, in order.
+        route: The nodes taken, in order (node names only).
+        notes: What the nodes noted on the way, in order (``memory: none``, ``degraded:
+            graph unavailable``, ``composer: llm``); each question's own.
         timings_ms: Wall time per node.
         result: The composed answer.
     """
@@ -83,5 +86,6 @@ class AgentState(InputState, total=False):
     degraded: str
     confidence: float
     route: Annotated[list[str], extend_route]
+    notes: list[str]
     timings_ms: Annotated[dict[str, float], merge_timings]
     result: AnswerResult

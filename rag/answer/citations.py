@@ -3,6 +3,9 @@ first-use order."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
+
 from apiatlas.rag.answer.result import Citation
 
 
@@ -52,9 +55,30 @@ class CitationRegistry:
         return found.n
 
     def sources_markdown(self) -> str:
-        """A ``Sources`` Markdown list: ``- [n] title — uri`` per citation (one per line when rendered)."""
-        lines = [
-            f"- [{c.n}] {c.title} — `{c.uri}`" if c.title else f"- [{c.n}] `{c.uri}`"
-            for c in self.citations()
-        ]
-        return "\n".join(lines)
+        """The ``Sources`` list of these citations (see :func:`sources_markdown`)."""
+        return sources_markdown(self.citations())
+
+
+def sources_markdown(citations: Sequence[Citation]) -> str:
+    """A ``Sources`` Markdown list, one short line per citation: ``- [n] title — `where` ``,
+    files shown relative to the folder all the cited files share (the citations keep the full
+    URIs), a guide section by its own heading."""
+    root = _shared_folder(citations)
+    lines = []
+    for c in citations:
+        where = c.uri[len(root) + 1:] if root and c.uri.startswith(root + os.sep) else c.uri
+        title = c.title.rsplit(HEADING_PATH, 1)[-1] if c.kind == "doc" else c.title
+        lines.append(f"- [{c.n}] {title} — `{where}`" if title else f"- [{c.n}] `{where}`")
+    return "\n".join(lines)
+
+
+HEADING_PATH = " > "
+"""What joins a guide section's headings in its title (``Locations > Creating a location``)."""
+
+
+def _shared_folder(citations: Sequence[Citation]) -> str:
+    """The deepest folder holding every cited local file (``""``: none, or a URL among them)."""
+    files = [c.source for c in citations if c.kind != "memory"]
+    if not files or any("://" in f or not os.path.isabs(f) for f in files):
+        return ""
+    return os.path.commonpath([os.path.dirname(f) for f in files])

@@ -9,12 +9,13 @@ model works, fakes included.
 
 What the model wrote is checked before anyone sees it:
 
-- a citation number that points at no evidence is removed from the text, and the route says so;
+- a citation number that points at no evidence is removed from the text, and the result's
+  ``notes`` say so;
 - an endpoint the text names (``METHOD /path``) that the evidence does not describe is replaced
-  by a note, and the route says so. Only the knowledge graph says which endpoints exist: a guide
+  by a remark in the text, and the notes say so. Only the knowledge graph says which endpoints exist: a guide
   passage naming one (or telling the model to recommend one) does not make it one;
 - a model error, a timeout, output that is not the JSON asked for, or an answer that cites no
-  evidence gives the deterministic answer instead, with the reason in the route.
+  evidence gives the deterministic answer instead, with the reason in its note.
 
 The model only writes the text: the result keeps the deterministic answer's endpoints, examples,
 memories, citations, confidence and outcome; an ``unsure`` answer's text starts with the
@@ -40,6 +41,7 @@ from pydantic import BaseModel, Field, StringConstraints, ValidationError
 from apiatlas.config import DEFAULT_CHAT_TIMEOUT_S
 from apiatlas.errors import ModelError
 from apiatlas.rag.answer.composer import unsure_lead
+from apiatlas.rag.answer.citations import sources_markdown
 from apiatlas.rag.answer.evidence import Evidence, EvidenceSet
 from apiatlas.rag.answer.result import AnswerResult, Citation
 
@@ -47,7 +49,7 @@ DEFAULT_TIMEOUT_S = DEFAULT_CHAT_TIMEOUT_S
 REMOVED_ENDPOINT = "*(endpoint removed: not in the evidence)*"
 MAX_REASON_CHARS = 160
 MAX_NAMED = 5
-"""Most removed endpoints a route note names (the model wrote them: they are kept short)."""
+"""Most removed endpoints a note names (the model wrote them: they are kept short)."""
 
 SYSTEM_PROMPT = """\
 You answer a developer's question about their APIs, writing only from the numbered evidence in \
@@ -116,10 +118,10 @@ class Checked:
 
 @dataclass(frozen=True)
 class Composed:
-    """The answer to give and the route note that says who wrote it."""
+    """The answer to give and the note that says who wrote it."""
 
     result: AnswerResult
-    route: str
+    note: str
 
 
 def build_messages(question: str, evidence: EvidenceSet) -> list[BaseMessage]:
@@ -219,7 +221,7 @@ def compose_with_llm(
         timeout: Seconds to wait for the model before giving ``base``.
 
     Returns:
-        The answer, and the route note naming the composer that wrote it (and what was removed,
+        The answer, and the note naming the composer that wrote it (and what was removed,
         or why the model's answer was not used).
     """
     if base.abstained or not evidence.items:
@@ -230,7 +232,7 @@ def compose_with_llm(
     except Exception as e:  # any failure of the model or its output: the docs' answer stands
         return Composed(base, f"composer: deterministic (llm failed: {_reason(e)})")
     cited = [c for c in base.citations if c.n in set(checked.used)]
-    answer = f"{checked.text}\n\n**Sources**\n\n{_sources(cited)}"
+    answer = f"{checked.text}\n\n**Sources**\n\n{sources_markdown(cited)}"
     if base.outcome == "unsure":  # said plainly whatever the model wrote
         answer = f"{unsure_lead(base.confidence)}\n\n{answer}"
     notes = []
@@ -241,8 +243,8 @@ def compose_with_llm(
         more = len(checked.unknown) - len(named)
         named += [f"{more} more"] if more else []
         notes.append(f"removed endpoints not in the evidence: {', '.join(named)}")
-    route = "composer: llm" + (f" ({'; '.join(notes)})" if notes else "")
-    return Composed(base.model_copy(update={"answer": answer}), route)
+    note = "composer: llm" + (f" ({'; '.join(notes)})" if notes else "")
+    return Composed(base.model_copy(update={"answer": answer}), note)
 
 
 def _invoke(model: LanguageModelLike, messages: list[BaseMessage], timeout: float) -> str:
@@ -307,13 +309,6 @@ def _known(method: str, path: str, in_url: bool, allowed: set[tuple[str, str]]) 
     return any(
         m == method and (p == wanted or (in_url and wanted.endswith(p) and p != "/"))
         for m, p in allowed
-    )
-
-
-def _sources(citations: list[Citation]) -> str:
-    return "\n".join(
-        f"- [{c.n}] {c.title} — `{c.uri}`" if c.title else f"- [{c.n}] `{c.uri}`"
-        for c in citations
     )
 
 

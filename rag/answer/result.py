@@ -113,7 +113,12 @@ class AnswerResult(BaseModel):
     answer: str
     outcome: Outcome = "answer"
     confidence: float = Field(default=0.0, ge=0.0, le=1.0)
-    route: list[str] = Field(default_factory=list)
+    route: list[str] = Field(default_factory=list, description="The nodes taken, in order.")
+    notes: list[str] = Field(
+        default_factory=list,
+        description="What the nodes noted: no memory store, a degraded component, who wrote "
+        "the text (e.g. 'degraded: graph unavailable', 'composer: llm').",
+    )
     endpoints: list[AnswerEndpoint] = Field(default_factory=list)
     examples: list[AnswerExample] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)

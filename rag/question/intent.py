@@ -112,8 +112,9 @@ class Intent(BaseModel):
 
 
 def normalise_path(path: str) -> str:
-    """Lower-case, drop scheme/host and trailing slash, and blank out parameter names."""
-    p = re.sub(r"^https?://[^/]+", "", path.strip().strip("`.")).split("?")[0]
+    """Lower-case, drop scheme/host, trailing slash and the sentence's punctuation after it
+    (``/v2/quotes:``), and blank out parameter names."""
+    p = re.sub(r"^https?://[^/]+", "", path.strip().strip("`").rstrip(".:!")).split("?")[0]
     segments = []
     for seg in p.lower().strip("/").split("/"):
         if seg.startswith("{") or seg.startswith(":"):
@@ -172,6 +173,28 @@ def analyse_question(question: str) -> Intent:
         names=list(dict.fromkeys(w.lower() for w in _NAME.findall(rest))),
         qualifiers=_qualifiers(nouns, plain),
     )
+
+
+_ASK_AFTER = re.compile(r"\bhow (?:do|can|should|would) (?:i|we|you)\b|\bhow to\b", re.IGNORECASE)
+"""A how-to cue that opens the question's own ask, after a clause naming what was used."""
+
+
+def asked_after_mention(question: str) -> Intent | None:
+    """What a how-to clause after the question's last named endpoint or operation id asks
+    ("we fetch an order with GET /orders/{id}; *how do I change its address*?"): its intent,
+    with only its first operation kind and cue verb, the clause's main verb. ``None`` when no
+    how-to clause follows the last mention, or it asks no operation kind."""
+    ends = [m.end() for pattern in (_EXPLICIT, _BARE_PATH, _CAMEL, _SNAKE_OP)
+            for m in pattern.finditer(question)]
+    if not ends:
+        return None
+    ask = _ASK_AFTER.search(question, max(ends))
+    if ask is None:
+        return None
+    clause = analyse_question(question[ask.end():])
+    if not clause.kinds:
+        return None
+    return clause.model_copy(update={"kinds": clause.kinds[:1], "verbs": clause.verbs[:1]})
 
 
 def _mentions(text: str) -> tuple[list[ExplicitEndpoint], list[str], str]:

@@ -5,11 +5,17 @@ the ranker reads them as features."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 from apiatlas.graph.model import EndpointRef
 from apiatlas.graph.words import is_plural, singular, split_words
-from apiatlas.rag.question.intent import Intent, normalise_path
+from apiatlas.rag.question.intent import (
+    ExplicitEndpoint,
+    Intent,
+    asked_after_mention,
+    normalise_path,
+)
 
 
 _SHAPES: dict[str, tuple[tuple[str, ...], bool | None]] = {
@@ -104,16 +110,70 @@ def version_bias(ref: EndpointRef, intent: Intent) -> float:
 
 def named_outright(ref: EndpointRef, intent: Intent) -> bool:
     """Whether the question names ``ref`` by method and path or by its operation id."""
-    path = normalise_path(ref.path)
-    for mention in intent.endpoints:
-        if mention.method and mention.method != ref.method.upper():
-            continue
-        # Tolerate a base prefix on either side (/api/v2/locations vs /v2/locations).
-        if path == mention.path or path.endswith(mention.path) or mention.path.endswith(path):
-            if min(len(path), len(mention.path)) > 1:
-                return True
+    if any(_path_named(ref, mention) for mention in intent.endpoints):
+        return True
     ops = {o.lower() for o in intent.operation_ids}
     return bool(ref.operation_id) and ref.operation_id.lower() in ops
+
+
+def _path_named(ref: EndpointRef, mention: ExplicitEndpoint) -> bool:
+    if mention.method and mention.method != ref.method.upper():
+        return False
+    path = normalise_path(ref.path)
+    # Tolerate a base prefix on either side (/api/v2/locations vs /v2/locations).
+    if path == mention.path or path.endswith(mention.path) or mention.path.endswith(path):
+        return min(len(path), len(mention.path)) > 1
+    return False
+
+
+def named_in(refs: Iterable[EndpointRef], intent: Intent) -> list[EndpointRef]:
+    """The endpoints of ``refs`` the question names (:func:`named_outright`), and for each path
+    it writes that none of them has as such, those whose path template the written one fills
+    with values (``GET /files/12345/versions`` names ``GET /files/{file_id}/versions``): the
+    most specific, with the most literal segments, when several fit."""
+    refs = list(refs)
+    named = [ref for ref in refs if named_outright(ref, intent)]
+    for mention in intent.endpoints:
+        if any(_path_named(ref, mention) for ref in named):
+            continue
+        fits = [(n, ref) for ref in refs if (n := _filled(ref, mention))]
+        best = max((n for n, _ in fits), default=0)
+        named += [ref for n, ref in fits if n == best and ref not in named]
+    return named
+
+
+def _filled(ref: EndpointRef, mention: ExplicitEndpoint) -> int:
+    """How many literal segments ``ref``'s path template shares with the written ``mention``
+    when the mention fills the template's parameters with values (0: it does not), the paths
+    aligned at their ends (a base prefix on either side), over two segments at least."""
+    if mention.method and mention.method != ref.method.upper():
+        return 0
+    template = normalise_path(ref.path).strip("/").split("/")
+    written = mention.path.strip("/").split("/")
+    n = min(len(template), len(written))
+    if n < 2:
+        return 0
+    pairs = list(zip(template[-n:], written[-n:]))
+    if not all(t in ("{}", w) for t, w in pairs) or all(t == w for t, w in pairs):
+        return 0
+    return sum(t != "{}" for t, _ in pairs)
+
+
+def named_as_context(refs: list[EndpointRef], intent: Intent) -> bool:
+    """Whether the question names ``refs`` only as what was used before it asks for something
+    none of them does (:func:`~apiatlas.rag.question.intent.asked_after_mention`): "we book
+    pickups with POST /pickups; how do I cancel one?" wants another endpoint."""
+    after = asked_after_mention(intent.question)
+    return after is not None and all(intent_fit(ref, after) == 0 for ref in refs)
+
+
+def answered_alone(intent: Intent, named: list[EndpointRef]) -> bool:
+    """Whether the question is answered by the endpoints it names (``named``, those the graph
+    found that it names, :func:`named_in`), without ranking: it names some, asks for no how-to,
+    and does not name them only as what was used before asking for something else
+    (:func:`named_as_context`)."""
+    return (intent.explicit and not intent.is_howto and bool(named)
+            and not named_as_context(named, intent))
 
 
 def replacements(primary: list[EndpointRef], pool: list[EndpointRef]) -> dict[str, EndpointRef]:

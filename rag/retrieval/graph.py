@@ -26,7 +26,7 @@ from apiatlas.graph.lexicon import VERB_WORDS
 from apiatlas.rag.retrieval.endpoint_fit import (
     endpoint_text,
     intent_fit,
-    named_outright,
+    named_in,
     replacements,
     version_bias,
     words_of,
@@ -190,9 +190,8 @@ class KnowledgeGraphRetriever(BaseRetriever):
                 scored[ref.key] = ref.model_copy(update={"score": round(score, 3)})
 
         if intent.explicit:
-            for ref in self.store.find_endpoints(project, api=api, limit=_ALL):
-                if named_outright(ref, intent):
-                    add(ref, EXPLICIT_SCORE)
+            for ref in named_in(self.store.find_endpoints(project, api=api, limit=_ALL), intent):
+                add(ref, EXPLICIT_SCORE)
         explicit_found = bool(scored)
         pool: list[EndpointRef] = []
         subjects = set(intent.subject_terms([m.term for m in matches]))

@@ -71,8 +71,10 @@ def test_reingest_unchanged_changes_nothing(
     code = main(["ingest", "--home", str(ingested), "--project", "cli", "--openapi",
                  str(sample / "openapi.yaml"), "--docs", str(sample / "guides")])
     assert code == 0
-    out = capsys.readouterr().out
-    assert "0/0/0" in out  # graph nodes added/updated/removed
+    said = " ".join(capsys.readouterr().out.split())
+    # One line, no table or progress: nothing was read, so nothing is counted again.
+    assert said.startswith("Project 'cli' is unchanged since the last ingest: nothing read again")
+    assert "graph nodes" not in said and "load specs" not in said
 
 
 def test_bad_spec_exits_2_names_the_file_and_keeps_the_graph(
@@ -129,6 +131,34 @@ def test_malformed_structure_is_listed_with_its_pointer(
     assert "3 warning(s)" in said
     for pointer in ("#/paths/~1listy", "#/paths/~1a/get/parameters", "#/paths/~1b/get"):
         assert f"{spec}{pointer}:" in said
+
+
+def test_like_warnings_are_one_line_and_an_unchanged_ingest_prints_one_line(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "400")
+    ops = "".join(
+        f"  /{name}:\n    get:\n      operationId: get_{name}\n      responses:\n"
+        f"        '200':\n          description: ok\n          content:\n"
+        f"            application/json:\n              schema:\n"
+        f"                $ref: 'https://schemas.example.com/{name}.json#/Thing'\n"
+        for name in ("a", "b", "c", "d", "e")
+    )
+    spec = tmp_path / "remote.yaml"
+    spec.write_text(f"openapi: 3.0.3\ninfo: {{title: Remote, version: '1'}}\npaths:\n{ops}",
+                    encoding="utf-8")
+    args = ["ingest", "--home", str(home), "--project", "remote", "--openapi", str(spec)]
+    capsys.readouterr()
+    assert main(args) == 0
+    said = (lambda c: c.out + c.err)(capsys.readouterr())
+    [line] = [ln for ln in said.splitlines() if "remote $ref" in ln]  # five, one line
+    assert "5 warning(s)" in said and line.strip().startswith("- 5 like this one:")
+    assert f"{spec}#/paths/~1a/get" in line and "and 2 more" in line
+    assert "load docs" not in said  # no docs were asked for: no bar for them
+    assert main(args) == 0
+    again = (lambda c: c.out + c.err)(capsys.readouterr()).strip()
+    assert again == ("Project 'remote' is unchanged since the last ingest: nothing read again "
+                     "(5 endpoints, 0 doc pages, 5 warning(s) as before).")
 
 
 def test_missing_path_and_empty_ingest_are_usage_errors(

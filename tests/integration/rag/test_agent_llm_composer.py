@@ -121,7 +121,7 @@ def test_an_injected_chat_model_writes_the_answer_from_the_numbered_evidence(
     )
     result = writer.ask(NEW_SITE)
 
-    assert result.route[-2:] == ["compose", "composer: llm"]
+    assert result.route[-1] == "compose" and result.notes[-1:] == ["composer: llm"]
     assert result.answer.startswith(text + "\n\n**Sources**")
     # The model wrote the text only: what the answer presents and cites is the evidence's.
     assert result.endpoints == deterministic.endpoints
@@ -144,7 +144,7 @@ async def test_the_async_agent_has_its_answer_written_by_the_model_too(atlas: Ap
     text = "Create it with `POST /v2/locations` [1]."
     agent = agent_with(atlas, replying(f'{{"answer": "{text}", "citations": [1]}}'), 10.0)
     result = await arun_agent(agent, NEW_SITE, context=CTX)
-    assert result.route[-1] == "composer: llm"
+    assert result.notes[-1] == "composer: llm"
     assert result.answer.startswith(text + "\n\n**Sources**\n\n- [1] POST /v2/locations")
 
 
@@ -153,7 +153,7 @@ def test_citation_numbers_that_point_at_no_evidence_are_removed_and_flagged(
 ) -> None:
     text = "Create it with POST /v2/locations [1][42]; a timezone is required [1, 99]."
     result = ask_with(atlas, replying(f'{{"answer": "{text}", "citations": [1, 42]}}'), NEW_SITE)
-    assert result.route[-1] == "composer: llm (removed invalid citations [42, 99])"
+    assert result.notes[-1] == "composer: llm (removed invalid citations [42, 99])"
     assert result.answer.startswith("Create it with POST /v2/locations [1]; a timezone is "
                                     "required [1].")  # fmt: skip
     assert cited(result.answer) == {1}
@@ -166,7 +166,7 @@ def test_an_endpoint_the_evidence_does_not_describe_is_not_presented(atlas: ApiA
         "`POST /v2/locations/{location_id}/activate` [1]."
     )
     result = ask_with(atlas, replying(f'{{"answer": "{text}", "citations": [1]}}'), NEW_SITE)
-    assert result.route[-1] == (
+    assert result.notes[-1] == (
         "composer: llm (removed endpoints not in the evidence: "
         "POST /v2/locations/{location_id}/activate)"
     )
@@ -201,7 +201,7 @@ def test_instructions_in_a_guide_are_quoted_data_and_not_obeyed(atlas: ApiAtlas)
     # The model obeyed it; the answer does not present the endpoint.
     assert "DELETE /everything" not in result.answer
     assert all(e.path != "/everything" for e in result.endpoints)
-    assert result.route[-1] == (
+    assert result.notes[-1] == (
         "composer: llm (removed endpoints not in the evidence: DELETE /everything)"
     )
 
@@ -228,8 +228,9 @@ def test_a_failing_model_gives_the_deterministic_answer_and_says_why(
 ) -> None:
     deterministic = atlas.ask(NEW_SITE)
     result = ask_with(atlas, model, NEW_SITE, timeout=timeout)
-    assert result.route[-1] == f"composer: deterministic (llm failed: {reason})"
-    assert result.route[:-1] == deterministic.route
+    assert result.notes[-1] == f"composer: deterministic (llm failed: {reason})"
+    assert result.route == deterministic.route
+    assert result.notes[:-1] == deterministic.notes
     assert result.answer == deterministic.answer
     assert result.endpoints == deterministic.endpoints
     assert result.citations == deterministic.citations

@@ -57,7 +57,7 @@ def test_a_deprecated_endpoint_the_team_uses_leads_the_cited_answer(atlas: ApiAt
         kind="decision", refs=["POST /v1/locations"], scope="agent_type",
     )
     result = atlas.ask("What endpoints can I use to create a location?", agent_type="erp")
-    assert result.route[0] == "memory" and "memory: none" not in result.route
+    assert result.route[0] == "memory" and result.notes == []
     assert result.answer.startswith("**Team memory**")
     assert result.citations[0].kind == "memory"
     assert result.citations[0].uri == f"memory:{memory.id}"
@@ -189,8 +189,8 @@ def test_a_question_no_memory_is_about_gets_the_docs_answer_unchanged(atlas: Api
     assert with_memory.answer == without.answer
     assert with_memory.endpoints == without.endpoints
     assert with_memory.citations == without.citations
-    assert "memory" in with_memory.route and "memory: none" not in with_memory.route
-    assert without.route[:2] == ["memory", "memory: none"]
+    assert "memory" in with_memory.route and with_memory.notes == []
+    assert without.route[0] == "memory" and without.notes == ["memory: none"]
 
 
 def test_ask_json_prints_the_memories_used(

@@ -32,12 +32,12 @@ def test_a_vector_database_that_stops_degrades_the_answer_to_lexical_search(tmp_
                          project="demo")
             question = "What endpoints can I use to create a location?"
             before = atlas.ask(question, project="demo")
-            assert not any(step.startswith("degraded") for step in before.route)
+            assert not any(note.startswith("degraded") for note in before.notes)
 
             server.cleanup()  # the database goes away mid-session
 
             after = atlas.ask(question, project="demo")
-            assert f"degraded: {VECTORS_UNAVAILABLE}" in after.route
+            assert f"degraded: {VECTORS_UNAVAILABLE}" in after.notes
             assert (after.endpoints[0].method, after.endpoints[0].path) == (
                 "POST", "/v2/locations")
     finally:

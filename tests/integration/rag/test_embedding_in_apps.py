@@ -20,11 +20,14 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
 from langchain_core.tools import BaseTool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
 from langgraph.graph import END, START, StateGraph
 
 from apiatlas.atlas import ApiAtlas
 from apiatlas.config import Settings
+from apiatlas.errors import ConfigError, UsageError
 from apiatlas.rag.agent.context import MAX_K, AgentContext
+from apiatlas.rag.agent.serde import SERDE_ALLOWLIST, checkpoint_serde
 from apiatlas.rag.agent.state import AgentState
 from tests.integration.conftest import SampleHome
 from apiatlas.tools import FoundEndpoints, make_tools
@@ -79,6 +82,9 @@ def test_a_create_agent_model_calls_find_endpoints_and_reads_its_output(atlas: A
         "POST", "/v2/locations")  # fmt: skip
     assert found["endpoints"][0]["citation"]["pointer"] == "/paths/~1v2~1locations/post"
     assert isinstance(tool_messages[0].artifact, FoundEndpoints)
+    # The same JSON as MCP's structured content: every field, the primary's role included.
+    assert found == tool_messages[0].artifact.model_dump(mode="json")
+    assert (found["outcome"], found["endpoints"][0]["role"]) == ("answer", "primary")
     # The model's second turn was sent the tool's output.
     second_prompt = model.seen[1]
     assert any(isinstance(m, ToolMessage) and "/v2/locations" in str(m.content)
@@ -148,6 +154,54 @@ def test_the_compiled_agent_is_a_node_with_its_own_checkpointed_state(atlas: Api
     assert again["route"] == ROUTE  # each answer's route is its own on a resumed thread
     snapshot = parent.get_state(config, subgraphs=True)
     assert snapshot.values["result"].endpoints[0].path == "/v2/shipments"
+
+
+def _unregistered_reads(saver: InMemorySaver, atlas: ApiAtlas) -> list[str]:
+    """The classes ``saver`` read back without knowing them, for a parent that shares the
+    agent's state and one that calls it inside a node, each on a resumed thread."""
+    seen: list[str] = []
+    stop = register_serde_event_listener(lambda e: seen.append(f"{e['module']}.{e['name']}"))
+    try:
+        shared = StateGraph(AgentState)
+        shared.add_node("atlas", atlas.agent)
+        shared.add_edge(START, "atlas")
+        inside = StateGraph(ParentState)
+        inside.add_node("ask", lambda s: {"reply": atlas.agent.invoke(
+            {"question": s["request"]})["result"].answer})  # fmt: skip
+        inside.add_edge(START, "ask")
+        for n, (builder, state) in enumerate(((shared, {"question": QUESTION}),
+                                              (inside, {"request": QUESTION}))):  # fmt: skip
+            parent = builder.compile(checkpointer=saver)
+            config = {"configurable": {"thread_id": f"serde-{n}"}}
+            parent.invoke(state, config)
+            parent.invoke(state, config)  # the thread resumes from its checkpoint
+            parent.get_state(config, subgraphs=True)
+    finally:
+        stop()
+    return seen
+
+
+def test_the_state_reads_back_from_a_checkpoint_without_unregistered_types(atlas: ApiAtlas
+                                                                           ) -> None:
+    assert "apiatlas.rag.answer.result.AnswerResult" in _unregistered_reads(InMemorySaver(),
+                                                                            atlas)  # fmt: skip
+    assert _unregistered_reads(InMemorySaver(serde=checkpoint_serde()), atlas) == []
+    assert ("apiatlas.rag.answer.result", "AnswerResult") in SERDE_ALLOWLIST
+
+
+def test_a_plain_dict_context_passed_through_a_parent_graph_is_read(atlas: ApiAtlas) -> None:
+    builder = StateGraph(AgentState)
+    builder.add_node("atlas", atlas.agent)
+    builder.add_edge(START, "atlas")
+    parent = builder.compile()
+    # The parent's own keys (``tenant``) are the parent's; the agent reads its fields.
+    out = parent.invoke({"question": QUESTION}, context={"project": "demo", "k": 1,
+                                                          "tenant": "acme"})  # fmt: skip
+    assert [e.path for e in out["result"].endpoints] == ["/v2/locations"]
+    with pytest.raises(UsageError, match="no key 'projcet'; did you mean 'project'"):
+        parent.invoke({"question": QUESTION}, context={"projcet": "demo"})
+    with pytest.raises(ConfigError, match="'../x'"):  # the dict's project is checked as such
+        parent.invoke({"question": QUESTION}, context={"project": "../x"})
 
 
 def test_stream_updates_come_one_per_node_in_route_order(atlas: ApiAtlas) -> None:

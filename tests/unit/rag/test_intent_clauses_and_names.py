@@ -83,3 +83,10 @@ def test_names_never_match_a_resource_by_similarity() -> None:
     assert matcher.match(["acme hub"], names={"acme"}) == []
     # A resource really called by that name still matches lexically.
     assert [m.how for m in matcher.match(["shipment"], names={"shipment"})] == ["lexical"]
+
+
+def test_a_path_keeps_no_punctuation_of_the_sentence_after_it() -> None:
+    [named] = analyse_question("I call GET /v2/quotes: what does it return?").endpoints
+    assert named.path == "/v2/quotes"
+    [batch] = analyse_question("What does POST /v1/things:batchGet take?").endpoints
+    assert batch.path == "/v1/things:batchget"  # a colon inside a path is the path's

@@ -3,6 +3,8 @@ checks after the model and the fallback, with LangChain's fake chat models."""
 
 from __future__ import annotations
 
+import os
+
 import re
 from collections.abc import Iterator
 
@@ -255,11 +257,12 @@ def test_the_model_writes_the_text_and_the_structure_stays_the_evidence() -> Non
         callbacks=[prompts],
     )
     written = compose_with_llm(QUESTION, base, evidence, model)
-    assert written.route == "composer: llm (removed invalid citations [5])"
+    assert written.note == "composer: llm (removed invalid citations [5])"
     result = written.result
     assert result.answer.startswith("Create the origin site [2], then book the freight [1].")
     sources = result.answer.split("**Sources**", 1)[1]
-    assert f"[1] POST /v2/shipments — `{base.citations[0].uri}`" in sources
+    first = base.citations[0]  # shown from the folder the cited files share
+    assert f"[1] POST /v2/shipments — `{os.path.basename(first.source)}#{first.pointer}`" in sources
     assert "[2] POST /v2/locations" in sources
     assert "[3]" not in sources  # listed only when the text cites it
     assert result.citations == base.citations  # every number on endpoints still resolves
@@ -291,7 +294,7 @@ def test_any_failure_gives_the_deterministic_answer(
     base, evidence = composed()
     written = compose_with_llm(QUESTION, base, evidence, model, timeout=timeout)
     assert written.result == base
-    assert written.route == f"composer: deterministic (llm failed: {reason})"
+    assert written.note == f"composer: deterministic (llm failed: {reason})"
 
 
 def test_an_abstention_is_not_given_to_the_model() -> None:
@@ -305,7 +308,7 @@ def test_an_abstention_is_not_given_to_the_model() -> None:
     model = FakeListChatModel(responses=[reply("Use POST /labels [1].", [1])], callbacks=[prompts])
     written = compose_with_llm(base.question, base, gather_evidence(base), model)
     assert base.abstained and written.result == base
-    assert written.route == "composer: deterministic (no evidence for the llm)"
+    assert written.note == "composer: deterministic (no evidence for the llm)"
     assert prompts.received == []
 
 
@@ -316,7 +319,7 @@ def test_an_unsure_answer_stays_unsure_whatever_the_model_writes() -> None:
     evidence = gather_evidence(base, lookup=lookup(), details={BOOK.key: DETAIL}, documents=docs)
     model = FakeListChatModel(responses=[reply("Call POST /v2/shipments [1].", [1])])
     written = compose_with_llm(QUESTION, base, evidence, model)
-    assert written.route == "composer: llm"
+    assert written.note == "composer: llm"
     assert written.result.answer.startswith("**Not sure.**") and "(confidence 0.30)" in \
         written.result.answer
     assert "Call POST /v2/shipments [1]." in written.result.answer
