@@ -141,6 +141,16 @@ def test_synonyms_and_mentions_find_the_right_endpoint(
     assert signatures(result)[0] == expected
 
 
+def test_an_endpoint_named_as_what_was_used_is_ranked_not_answered(sample: Sample) -> None:
+    # The how-to clause asks for what the named endpoint does not do: the ranking answers it.
+    result = ask(sample, "We list shipments with GET /v2/shipments. How do I cancel one?")
+    assert result.route == FULL_ROUTE
+    # Written with values, a path names the template it fills.
+    filled = ask(sample, "What does GET /v2/shipments/shp_123/tracking-events return?")
+    assert filled.route == ["memory", "analyse", "knowledge_graph", "review", "compose"]
+    assert signatures(filled) == ["GET /v2/shipments/{shipment_id}/tracking-events"]
+
+
 def test_explicit_mentions_skip_the_vectors(sample: Sample) -> None:
     result = ask(sample, "What does POST /v2/quotes need?")
     assert result.route == ["memory", "analyse", "knowledge_graph", "review", "compose"]
