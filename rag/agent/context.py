@@ -84,7 +84,8 @@ class AgentContext:
             ``None``: :data:`DEFAULT_K` in full and the ranker's next ones up to :data:`NAMED`
             a line each.
         agent_type: Also consult the project memories shared by every agent of this type.
-        at: Answer with the project memory as it was at this moment (``None``: now).
+        at: Answer with the project memory as it was at this moment (``None``: now); ISO 8601
+            text (from JSON) is read as such.
         min_confidence: The lowest confidence of an ``answer`` outcome, 0 to 1; below it the
             answer is ``unsure`` (``None``: the threshold ``make train`` chose on dev, at which
             nine confident answers in ten were right).
@@ -98,6 +99,12 @@ class AgentContext:
     min_confidence: float | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.at, str):  # from JSON: a LangGraph server's run, a parent's dict
+            try:
+                object.__setattr__(self, "at", datetime.fromisoformat(self.at))
+            except ValueError:
+                raise UsageError(f"the context's at must be an ISO 8601 time, not {self.at!r}"
+                                 ) from None
         if self.k is not None:
             check_k(self.k)
         check_confidence(self.min_confidence)
@@ -119,8 +126,7 @@ def context_from(value: object) -> AgentContext | None:
     """``value`` read as an :class:`AgentContext`: itself, or the fields it carries when it is
     a mapping (a plain ``{"project": "square"}``, or a LangGraph server's JSON context) or
     another context object (a parent graph's dataclass or pydantic model, which reaches a
-    subgraph as it is). Keys of the parent's own are left to the parent; ``at`` may be an ISO
-    8601 string.
+    subgraph as it is). Keys of the parent's own are left to the parent.
 
     Raises:
         UsageError: A key is a misspelling of a field (``projcet``), a value is invalid, or
@@ -145,12 +151,6 @@ def context_from(value: object) -> AgentContext | None:
             raise UsageError(f"the run's context has no key {key!r}; did you mean {close[0]!r}? "
                              f"Its keys are {', '.join(_FIELDS)}")
     known = {k: v for k, v in items.items() if k in _FIELDS}
-    if isinstance(known.get("at"), str):
-        try:
-            known["at"] = datetime.fromisoformat(known["at"])
-        except ValueError:
-            raise UsageError(f"the context's at must be an ISO 8601 time, not {known['at']!r}"
-                             ) from None
     try:
         return AgentContext(**known)
     except TypeError as e:  # a value of the wrong type where a check compares it

@@ -8,6 +8,7 @@ one over the sample API.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from collections.abc import Iterator, Sequence
 from typing import Any, TypedDict
 
@@ -202,6 +203,13 @@ def test_a_plain_dict_context_passed_through_a_parent_graph_is_read(atlas: ApiAt
         parent.invoke({"question": QUESTION}, context={"projcet": "demo"})
     with pytest.raises(ConfigError, match="'../x'"):  # the dict's project is checked as such
         parent.invoke({"question": QUESTION}, context={"project": "../x"})
+    # A time from JSON is read as one, however the context was built.
+    past = parent.invoke({"question": QUESTION}, context={"project": "demo",
+                                                           "at": "2026-01-01T00:00:00+00:00"})
+    assert past["result"].endpoints[0].path == "/v2/locations"
+    assert AgentContext(at="2026-01-01T00:00:00+00:00").at == datetime(2026, 1, 1, tzinfo=UTC)
+    with pytest.raises(UsageError, match="ISO 8601"):
+        AgentContext(at="last tuesday")
 
 
 def test_stream_updates_come_one_per_node_in_route_order(atlas: ApiAtlas) -> None:
