@@ -200,18 +200,23 @@ def fit_candidates(examples: Sequence[Example], disabled: Sequence[str] = ()) ->
     return fit_linear(np.array(rows), np.array(ys), FEATURES)
 
 
+def held_out(examples: Sequence[Example], fitted: Sequence[Example],
+             fit: Callable[[Sequence[Example]], Linear], disabled: Sequence[str] = ()
+             ) -> list[list[float]]:
+    """Candidate probabilities of ``examples`` (not fitted on) from models fitted on the
+    ``fitted`` examples of the other datasets."""
+    models = {name: fit([ex for ex in fitted if ex.dataset != name])
+              for name in sorted({ex.dataset for ex in examples})}
+    return [[models[ex.dataset].probability(masked(v, disabled)) for v in ex.pool.vectors]
+            for ex in examples]
+
+
 def out_of_fold(
     examples: Sequence[Example], fit: Callable[[Sequence[Example]], Linear],
     disabled: Sequence[str] = (),
 ) -> list[list[float]]:
     """Candidate probabilities of each example from a model fitted without its dataset."""
-    out: list[list[float]] = [[] for _ in examples]
-    for name in sorted({ex.dataset for ex in examples}):
-        model = fit([ex for ex in examples if ex.dataset != name])
-        for i, ex in enumerate(examples):
-            if ex.dataset == name:
-                out[i] = [model.probability(masked(v, disabled)) for v in ex.pool.vectors]
-    return out
+    return held_out(examples, examples, fit, disabled)
 
 
 def answer_rows(examples: Sequence[Example], probabilities: Sequence[Sequence[float]]
@@ -244,17 +249,6 @@ def named_only(example: Example) -> bool:
     return bool(set(example.case.tags) & set(NAMED_ONLY))
 
 
-def held_out(examples: Sequence[Example], fitted: Sequence[Example],
-             fit: Callable[[Sequence[Example]], Linear], disabled: Sequence[str] = ()
-             ) -> list[list[float]]:
-    """Candidate probabilities of ``examples`` (not fitted on) from models fitted on the
-    ``fitted`` examples of the other datasets."""
-    models = {name: fit([ex for ex in fitted if ex.dataset != name])
-              for name in sorted({ex.dataset for ex in examples})}
-    return [[models[ex.dataset].probability(masked(v, disabled)) for v in ex.pool.vectors]
-            for ex in examples]
-
-
 def train(examples: Sequence[Example], disabled: Sequence[str] = (),
           meta: dict[str, object] | None = None) -> RankerModel:
     """Fit the three models on ``examples`` and calibrate their thresholds out of fold; the
@@ -267,13 +261,9 @@ def train(examples: Sequence[Example], disabled: Sequence[str] = (),
     answerable = np.array([ex.case.answerable for ex in examples])
     rows = answer_rows(examples, oof)
     answer = fit_linear(rows, answerable.astype(int), ANSWER_FEATURES)
-    # The answer threshold, too, is chosen on answer probabilities of unseen APIs, over the
-    # questions it decides: one that names an endpoint the graph has is answered whatever its
-    # probability, and counting those would loosen the false-abstention bound for the rest.
+    # The answer threshold, too, is chosen on answer probabilities of unseen APIs.
     p_answer = answers_out_of_fold(examples, rows, ANSWER_FEATURES)
-    decided = [i for i, ex in enumerate(examples) if not ex.pool.explicit]
-    threshold = answer_threshold([p_answer[i] for i in decided],
-                                 [bool(answerable[i]) for i in decided])
+    threshold = answer_threshold(p_answer, list(answerable))
     answered = [ex.pool.explicit or p >= threshold for ex, p in zip(examples, p_answer,
                                                                      strict=True)]
     confidence = fit_confidence(examples, oof, p_answer, answered)

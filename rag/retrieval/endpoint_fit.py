@@ -119,7 +119,7 @@ def named_outright(ref: EndpointRef, intent: Intent) -> bool:
 def _path_named(ref: EndpointRef, mention: ExplicitEndpoint) -> bool:
     if mention.method and mention.method != ref.method.upper():
         return False
-    path = normalise_path(ref.path)
+    path = _normalised(ref.path)
     # Tolerate a base prefix on either side (/api/v2/locations vs /v2/locations).
     if path == mention.path or path.endswith(mention.path) or mention.path.endswith(path):
         return min(len(path), len(mention.path)) > 1
@@ -148,7 +148,7 @@ def _filled(ref: EndpointRef, mention: ExplicitEndpoint) -> int:
     aligned at their ends (a base prefix on either side), over two segments at least."""
     if mention.method and mention.method != ref.method.upper():
         return 0
-    template = normalise_path(ref.path).strip("/").split("/")
+    template = _normalised(ref.path).strip("/").split("/")
     written = mention.path.strip("/").split("/")
     n = min(len(template), len(written))
     if n < 2:
@@ -157,6 +157,13 @@ def _filled(ref: EndpointRef, mention: ExplicitEndpoint) -> int:
     if not all(t in ("{}", w) for t, w in pairs) or all(t == w for t, w in pairs):
         return 0
     return sum(t != "{}" for t, _ in pairs)
+
+
+@lru_cache(maxsize=_CACHED)
+def _normalised(path: str) -> str:
+    """:func:`normalise_path` of an endpoint's own path (the graph matches a named endpoint
+    against every endpoint of the API)."""
+    return normalise_path(path)
 
 
 def named_as_context(refs: list[EndpointRef], intent: Intent) -> bool:
