@@ -49,12 +49,15 @@ test: setup
 # CLI in new processes (ingest against the yardstick, ask, commands that load no model), then
 # synthetic 1k-10k-operation specs and Kubernetes on both graph backends (bench-scale-<date>.png),
 # then `apiatlas serve` under 1, 4 and 16 concurrent clients on the embedded stores and on Neo4j +
-# pgvector, and its thin client beside the standalone CLI;
-# evals/results/bench-<date>.md, bench-memory-, bench-cli-, bench-scale- and bench-serve-<date>.md.
+# pgvector, and its thin client beside the standalone CLI; and 100k lines of the team's code
+# ingested, then re-scanned unchanged;
+# evals/results/bench-<date>.md, bench-memory-, bench-code-, bench-cli-, bench-scale- and
+# bench-serve-<date>.md.
 # The modules are evals/bench/*.py, run from this checkout (the wheel leaves them out).
 bench: setup
 	$(BIN)/python -m apiatlas.evals.bench.ask
 	$(BIN)/python -m apiatlas.evals.bench.memory
+	$(BIN)/python -m apiatlas.evals.bench.code
 	$(BIN)/python -m apiatlas.evals.bench.cli
 	$(BIN)/python -m apiatlas.evals.bench.scale
 	$(BIN)/python -m apiatlas.evals.bench.serve

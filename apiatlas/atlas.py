@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from apiatlas.loaders.fetch import FetchPolicy
     from apiatlas.loaders.splitting import TokenSplitter
     from apiatlas.rag.answer.result import AnswerResult
+    from apiatlas.rag.code.report import CodeReport
     from apiatlas.rag.memory.links import LinkedMemory
     from apiatlas.rag.ranking.pipeline import FieldIndexCache
     from apiatlas.rag.retrieval.dense import VectorIndex
@@ -281,8 +282,10 @@ class ApiAtlas:
         progress: ProgressCallback | None = None,
         crawl: Sequence[str] = (),
         crawl_limits: CrawlLimits | None = None,
+        code: Sequence[str | Path] = (),
     ) -> IngestReport:
-        """Load specs and docs, then update the graph and the vectors of ``project``.
+        """Load specs and docs, scan code, then update the graph and the vectors of
+        ``project``.
 
         Everything is loaded and validated before anything is written, so a broken input
         leaves both stores exactly as they were. Python's cyclic garbage collector is paused
@@ -293,6 +296,10 @@ class ApiAtlas:
         docs set, so a re-crawl re-embeds changed pages only and removes vanished ones. Pages
         skipped by the crawl are listed in the report's warnings.
 
+        Each ``code`` folder is the team's source code, one code set named after the folder:
+        its calls that reach an ingested endpoint become code sites (see
+        :meth:`code_report`); a file unchanged since the last scan is not parsed again.
+
         Raises:
             ConfigError: ``project`` cannot name a project (checked before anything is read).
             LoaderError: A source could not be read (names the file, pointer or URL), or a spec
@@ -300,8 +307,8 @@ class ApiAtlas:
             StoreError: A store failed; the graph is unchanged.
         """
         return pipeline.run(self, pipeline.Sources(
-            openapi=openapi, docs=docs, crawl=crawl, api=api, fetch_policy=fetch_policy,
-            crawl_limits=crawl_limits,
+            openapi=openapi, docs=docs, crawl=crawl, code=code, api=api,
+            fetch_policy=fetch_policy, crawl_limits=crawl_limits,
         ), self.project_of(project), progress)  # fmt: skip
 
     def relink_memory(self, project: str) -> None:
@@ -372,6 +379,20 @@ class ApiAtlas:
             UnknownName: ``project`` does not exist in this home.
         """
         return self.graph.stats(None if project is None else self.known_project(project))
+
+    def code_report(self, project: str | None = None, api: str | None = None) -> CodeReport:
+        """Where the project's code calls its APIs (``api``: one of them), every site with its
+        file, line, endpoint (``None`` for a call to nothing in the spec), confidence and how it
+        was matched.
+
+        Raises:
+            UnknownName: No such project, or no such API in it.
+        """
+        from apiatlas.rag.code.report import CodeReport
+        from apiatlas.rag.code.sites import code_sites
+
+        project = self.known_project(project, api)
+        return CodeReport(project=project, api=api, sites=code_sites(self.graph, project, api=api))
 
     def project_of(self, project: str | None) -> str:
         """The project a call names (checked: ``""`` is no project), else the settings' own."""

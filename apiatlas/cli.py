@@ -121,6 +121,15 @@ def _parser() -> argparse.ArgumentParser:
     stats = graph_commands.add_parser("stats", parents=[common, backends], help="node and edge counts")
     stats.add_argument("--json", action="store_true")
 
+    code = commands.add_parser("code", help="where the team's code calls the APIs")
+    code_commands = code.add_subparsers(dest="code_command", required=True)
+    code_report = code_commands.add_parser(
+        "report", parents=[common, backends],
+        help="every code site: file, line, endpoint (or none in the spec), confidence",
+    )
+    code_report.add_argument("--api", help="only the sites calling this API")
+    code_report.add_argument("--json", action="store_true")
+
     evaluate = commands.add_parser(
         "eval", parents=[backends], help="evaluate every strategy on eval datasets"
     )
@@ -309,6 +318,18 @@ def _graph_stats(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+def _code(args: argparse.Namespace, console: Console) -> int:
+    from apiatlas.atlas import ApiAtlas
+
+    with ApiAtlas(_settings(args)) as atlas:
+        report = atlas.code_report(args.project, args.api)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        console.print(report.to_markdown(), markup=False, highlight=False, soft_wrap=True)
+    return EXIT_OK
+
+
 def _eval(args: argparse.Namespace, console: Console) -> int:
     from langchain_core.embeddings import Embeddings
 
@@ -370,6 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "mcp": _mcp,
         "graph": _graph_stats,
         "eval": _eval,
+        "code": _code,
         "neo4j": _neo4j,
         "memory": _memory,
     }

@@ -34,9 +34,16 @@ def add_ingest_parser(
     """Add ``ingest`` to the top-level ``commands``, with the options it shares through
     ``parents`` (``--home``, ``--project``, the backend flags) and its own: what to read (specs,
     docs, crawls), the hosts it may fetch from, and the limits of a crawl."""
-    ingest = commands.add_parser("ingest", parents=parents, help="load OpenAPI specs and docs")
+    ingest = commands.add_parser(
+        "ingest", parents=parents, help="load OpenAPI specs, docs and the team's code"
+    )
     ingest.add_argument("--openapi", action="append", default=[], metavar="PATH_OR_URL")
     ingest.add_argument("--docs", action="append", default=[], metavar="PATH_OR_URL")
+    ingest.add_argument(
+        "--code", action="append", default=[], metavar="DIR",
+        help="a folder of the team's source code (Python, JavaScript, TypeScript, Go, Java): "
+        "where it calls the ingested APIs (repeatable; one code set per folder, by its name)",
+    )
     ingest.add_argument("--api", help="name for the API (default: from the spec title)")
     ingest.add_argument(
         "--allow-private", action="append", nargs="?", const=_EVERY_HOST, metavar="HOST",
@@ -84,9 +91,10 @@ def run_ingest(
     from apiatlas.loaders.crawl import CrawlLimits
     from apiatlas.loaders.fetch import FetchPolicy
 
-    if not args.openapi and not args.docs and not args.crawl:
+    if not args.openapi and not args.docs and not args.crawl and not args.code:
         raise UsageError(
-            "nothing to ingest: pass --openapi PATH_OR_URL, --docs PATH_OR_URL and/or --crawl URL"
+            "nothing to ingest: pass --openapi PATH_OR_URL, --docs PATH_OR_URL, --crawl URL "
+            "and/or --code DIR"
         )
     private = args.allow_private or []
     policy = FetchPolicy(
@@ -120,6 +128,7 @@ def run_ingest(
             progress=on_progress,
             crawl=args.crawl,
             crawl_limits=limits,
+            code=args.code,
         )
     _print_report(report, console)
 
@@ -153,6 +162,8 @@ def _print_report(report: IngestReport, console: Console) -> None:
         ("endpoints", report.endpoints),
         ("doc pages", report.doc_pages),
         ("doc chunks", report.doc_chunks),
+        *([("code files (parsed)", f"{report.code_files} ({report.code_parsed})"),
+           ("code sites", report.code_sites)] if report.code_files else []),
         ("graph nodes added/updated/removed", f"{report.graph.nodes_added}/"
          f"{report.graph.nodes_updated}/{report.graph.nodes_removed}"),
     ]

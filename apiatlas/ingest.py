@@ -4,8 +4,10 @@
 which skips an ingest whose inputs are as the last one left them and otherwise takes the steps in
 order:
 
-1. :func:`load` reads and validates every input (specs, doc pages, crawled sites): nothing is
-   written before all of them are read, so a broken input leaves the stores as they were;
+1. :func:`load` reads and validates every input (specs, doc pages, crawled sites), and
+   :func:`scan_code` the team's code folders (a file unchanged since the last scan is not parsed
+   again): nothing is written before all of them are read, so a broken input leaves the stores
+   as they were;
 2. :func:`prepare` turns them into documents: endpoint cards and guide chunks, each tagged with
    the location it came from (the unit of vector cleanup);
 3. :func:`plan_graph` builds the graph batches, and :func:`checkpoint` keeps what the stores hold
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
 
     from apiatlas.atlas import ApiAtlas
+    from apiatlas.loaders.code.models import CodeFile
     from apiatlas.loaders.crawl import CrawlLimits
     from apiatlas.loaders.fetch import FetchPolicy
     from apiatlas.loaders.splitting import TokenSplitter
@@ -72,6 +75,11 @@ class IngestReport(BaseModel):
     doc_pages: int = 0
     doc_chunks: int = 0
     cards: int = 0
+    code_files: int = 0
+    code_parsed: int = 0
+    """Code files parsed by this ingest (the others were unchanged since the last scan)."""
+    code_sites: int = 0
+    """The project's code sites after this ingest: calls that reach an ingested API."""
     graph: ChangeSummary = Field(default_factory=ChangeSummary)
     vectors: IndexStats | None = None
     warnings: list[LoadWarning] = Field(default_factory=list)
@@ -89,6 +97,7 @@ class Sources:
         openapi: Spec locations (files, folders, URLs).
         docs: Documentation locations (files, folders, URLs, sitemaps).
         crawl: Documentation sites to crawl, each one docs set.
+        code: Folders of the team's source code, each one code set named after the folder.
         api: The API name to give a single spec (else its title).
         fetch_policy: What URLs may be fetched.
         crawl_limits: How far a crawl goes.
@@ -97,6 +106,7 @@ class Sources:
     openapi: Sequence[str | Path] = ()
     docs: Sequence[str | Path] = ()
     crawl: Sequence[str] = ()
+    code: Sequence[str | Path] = ()
     api: str | None = None
     fetch_policy: FetchPolicy | None = None
     crawl_limits: CrawlLimits | None = None
@@ -115,6 +125,9 @@ class Loaded:
     specs: list[ApiSpec] = field(default_factory=list)
     pages: dict[str, list[DocPage]] = field(default_factory=dict)
     doc_warnings: list[LoadWarning] = field(default_factory=list)
+    code: dict[str, list[CodeFile]] = field(default_factory=dict)
+    code_roots: dict[str, str] = field(default_factory=dict)
+    code_parsed: int = 0
 
     @property
     def sources(self) -> list[str]:
@@ -141,7 +154,8 @@ def run(atlas: ApiAtlas, sources: Sources, project: str,
     notify = progress or _silent
     started = perf_counter()
     manifest = atlas.manifest
-    key = None if sources.crawl or manifest is None else inputs_key(
+    # Code folders are never vouched for: their scan reuses what each unchanged file gave.
+    key = None if sources.crawl or sources.code or manifest is None else inputs_key(
         sources.openapi, sources.docs, settings_key(atlas.settings, sources.api)
     )
     if key is not None and manifest is not None:
@@ -152,6 +166,7 @@ def run(atlas: ApiAtlas, sources: Sources, project: str,
     # ends (apiatlas.collector).
     with collector_paused():
         loaded = load(sources, notify)
+        scan_code(atlas.graph, project, sources.code, loaded, notify)
         report = IngestReport(project=project, seconds={"load": perf_counter() - started})
         prepared = prepare(loaded, project, atlas.splitter)
         _count(report, loaded, prepared)
@@ -159,6 +174,7 @@ def run(atlas: ApiAtlas, sources: Sources, project: str,
         # the ingest here, before any store changes.
         atlas.open_memory()
         batches = plan_graph(atlas.graph, loaded, project)
+        report.code_sites = sum(n.label == "CodeSite" for b in batches for n in b.nodes)
         saved = checkpoint(atlas, batches, loaded, project)
         if manifest is not None:
             # From here the stores change: an ingest killed on the way must not leave a record
@@ -285,6 +301,41 @@ def load(sources: Sources, notify: ProgressCallback = _silent) -> Loaded:
     return loaded
 
 
+def scan_code(graph: KnowledgeGraphStore, project: str, folders: Sequence[str | Path],
+              loaded: Loaded, notify: ProgressCallback = _silent) -> None:
+    """Scan each code folder into ``loaded.code`` (its set named after the folder); a file
+    whose hash is the stored one's keeps the stored calls, unparsed.
+
+    Raises:
+        LoaderError: A folder is not one, or two folders would share a set name.
+    """
+    from apiatlas.errors import LoaderError
+    from apiatlas.graph.build.code import code_file, code_scope
+    from apiatlas.loaders.code import scan
+
+    for i, folder in enumerate(folders):
+        notify("scan code", i, len(folders))
+        name = code_set_name(folder)
+        if name in loaded.code:
+            raise LoaderError(f"two code folders are both named {name!r}; ingest them one at "
+                              "a time or rename one", source=str(folder))  # fmt: skip
+        stored = graph.nodes(project, "CodeFile", scope=code_scope(name))
+        found = scan(folder, {n.props["path"]: code_file(n) for n in stored})
+        loaded.code[name] = found.files
+        loaded.code_roots[name] = str(found.root)
+        loaded.code_parsed += found.parsed
+        loaded.doc_warnings.extend(
+            LoadWarning(message=w.message, source=str(found.root / w.path)) for w in found.warnings
+        )
+    if folders:
+        notify("scan code", len(folders), len(folders))
+
+
+def code_set_name(folder: str | Path) -> str:
+    """A code set's name: its folder's name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", Path(folder).expanduser().resolve().name).strip("-")
+
+
 def prepare(loaded: Loaded, project: str, splitter: TokenSplitter) -> Prepared:
     """Endpoint cards (compacted to the card budget) and guide chunks, each tagged with the
     location it came from."""
@@ -317,7 +368,8 @@ def plan_graph(graph: KnowledgeGraphStore, loaded: Loaded, project: str) -> list
     (read from ``graph``: the nodes of the scopes they keep, for the guides' links)."""
     from apiatlas.graph.build.ingest import plan_batches
 
-    return plan_batches(graph, project, specs=loaded.specs, docs=loaded.pages)
+    return plan_batches(graph, project, specs=loaded.specs, docs=loaded.pages, code=loaded.code,
+                        code_roots=loaded.code_roots)  # fmt: skip
 
 
 def build_graph(graph: KnowledgeGraphStore, batches: Sequence[GraphBatch]) -> ChangeSummary:
@@ -408,6 +460,8 @@ def _count(report: IngestReport, loaded: Loaded, prepared: Prepared) -> None:
     report.cards = prepared.cards
     report.doc_pages = sum(len(group) for group in loaded.pages.values())
     report.doc_chunks = prepared.chunks
+    report.code_files = sum(len(files) for files in loaded.code.values())
+    report.code_parsed = loaded.code_parsed
     report.warnings = [w for spec in loaded.specs for w in spec.warnings]
     report.warnings += loaded.doc_warnings
 

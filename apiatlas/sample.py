@@ -3,7 +3,8 @@
 The sample ships as package data (``apiatlas/sample_api``) so the demo, the default tests and the
 notebooks work offline from an editable install and from a wheel alike. It is an original,
 fictional logistics API: ``openapi.yaml`` (OpenAPI 3.0.3, with external ``$ref``s into
-``schemas.yaml``) and Markdown guides under ``guides/``.
+``schemas.yaml``), Markdown guides under ``guides/``, and under ``code/`` a made-up team's code
+that calls it (Python, TypeScript and Go).
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ from apiatlas.errors import LoaderError
 
 SPEC_FILE = "openapi.yaml"
 GUIDES_DIR = "guides"
+CODE_DIR = "code"
+"""The sample team's code calling the API, one folder per part of its app."""
 # The same globs as the package data in pyproject.toml: anything else in the folder is not shipped.
 _SPEC_SUFFIX = ".yaml"
 _GUIDE_SUFFIX = ".md"
+_CODE_SUFFIXES = (".py", ".ts", ".go")
 
 
 def _sample_root() -> Traversable:
@@ -54,6 +58,15 @@ def sample_spec_path() -> Path:
     return sample_api_dir() / SPEC_FILE
 
 
+def sample_code_dir() -> Path:
+    """Return the directory holding the sample team's code (``apiatlas ingest --code``).
+
+    Raises:
+        LoaderError: If the bundled sample API is not available (see :func:`sample_api_dir`).
+    """
+    return sample_api_dir() / CODE_DIR
+
+
 def sample_guides_dir() -> Path:
     """Return the directory holding the sample API's Markdown guides.
 
@@ -64,7 +77,7 @@ def sample_guides_dir() -> Path:
 
 
 def write_sample_api(target: Path) -> Path:
-    """Copy the sample API (spec files and guides) into ``target``.
+    """Copy the sample API (spec files, guides and the team's code) into ``target``.
 
     Gives notebooks and tests a private copy they may edit (to show re-ingestion picking up a
     change, say) without touching the installed package. Sample files already in ``target`` are
@@ -74,7 +87,8 @@ def write_sample_api(target: Path) -> Path:
         target: Directory to write into; created if missing.
 
     Returns:
-        ``target``: load ``target / "openapi.yaml"`` and the guides in ``target / "guides"``.
+        ``target``: load ``target / "openapi.yaml"`` and the guides in ``target / "guides"``;
+        the team's code calling it is in ``target / "code"``.
 
     Raises:
         LoaderError: If ``target`` exists but is not a directory, or cannot be written.
@@ -102,6 +116,11 @@ def write_sample_api(target: Path) -> Path:
         for item in (root / GUIDES_DIR).iterdir():
             if item.is_file() and item.name.endswith(_GUIDE_SUFFIX):
                 (target / GUIDES_DIR / item.name).write_bytes(item.read_bytes())
+        for part in (root / CODE_DIR).iterdir():
+            for item in part.iterdir() if part.is_dir() else ():
+                if item.is_file() and item.name.endswith(_CODE_SUFFIXES):
+                    (target / CODE_DIR / part.name).mkdir(parents=True, exist_ok=True)
+                    (target / CODE_DIR / part.name / item.name).write_bytes(item.read_bytes())
     except OSError as e:
         raise LoaderError(
             f"could not copy the sample API: {e.strerror or e}; check that the directory is "

@@ -74,6 +74,8 @@ class CitationChecker:
         """True when ``citation`` resolves."""
         if citation.kind == "memory":
             return self._memory_exists(citation.uri.removeprefix("memory:"))
+        if citation.kind == "code":
+            return _line_exists(Path(citation.source), citation.pointer)
         if is_remote(citation.source):
             specs, sections = self._ingested_items()
             pool = specs if citation.kind == "spec" else sections
@@ -288,3 +290,12 @@ def _progress_bar(enabled: bool) -> Iterator[Progress | None]:
         TimeElapsedColumn(), console=Console(stderr=True),
     ) as bar:
         yield bar
+
+
+def _line_exists(path: Path, pointer: str) -> bool:
+    """A code citation's ``L<line>`` is a line of its file."""
+    line = int(pointer[1:]) if pointer[:1] == "L" and pointer[1:].isdigit() else 0
+    try:
+        return 0 < line <= len(path.read_bytes().splitlines())
+    except OSError:
+        return False

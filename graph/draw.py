@@ -35,6 +35,9 @@ NODE_COLOURS: dict[NodeLabel, str] = {
     "Field": "#bcbd22",
     "Tag": "#e377c2",
     "DocSection": "#17becf",
+    "CodeFile": "#d62728",
+    "CodeFunction": "#ff9896",
+    "CodeSite": "#c5b0d5",
 }
 """One colour per node label (matplotlib's tab10)."""
 CAPTION_CHARS = 36
@@ -48,14 +51,18 @@ Point = tuple[float, float]
 def caption(node: Node, *, limit: int | None = CAPTION_CHARS) -> str:
     """What a reader knows a node by, cut to ``limit`` characters (``None``: whole).
 
-    ``METHOD /path`` for an endpoint, the heading for a guide section, otherwise the node's
-    ``name`` (the key when it has none).
+    ``METHOD /path`` for an endpoint, the heading for a guide section, ``file:line`` for a code
+    site, the path for a code file, otherwise the node's ``name`` (the key when it has none).
     """
     props = node.props
     if node.label == "Endpoint" and props.get("method") and props.get("path"):
         text = f"{props['method']} {props['path']}"
     elif node.label == "DocSection" and (props.get("section_path") or props.get("title")):
         text = str((props.get("section_path") or [props["title"]])[-1])
+    elif node.label == "CodeSite" and props.get("file"):
+        text = f"{props['file']}:{props.get('line', '')}"
+    elif node.label == "CodeFile" and props.get("path"):
+        text = str(props["path"])
     else:
         text = str(props.get("name") or node.key)
     if limit is None or len(text) <= limit:

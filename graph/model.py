@@ -21,6 +21,9 @@ NodeLabel = Literal[
     "Field",
     "Tag",
     "DocSection",
+    "CodeFile",
+    "CodeFunction",
+    "CodeSite",
 ]
 
 EdgeType = Literal[
@@ -35,6 +38,9 @@ EdgeType = Literal[
     "TAGGED",  # Endpoint -> Tag
     "REQUIRES",  # Endpoint -> Endpoint (the target produces an id the source needs)
     "DESCRIBES",  # DocSection -> Endpoint
+    "DEFINES",  # CodeFile -> CodeFunction
+    "HAS_SITE",  # CodeFile or CodeFunction -> CodeSite
+    "CALLS",  # CodeSite -> Endpoint
 ]
 
 OperationKindName = Literal["create", "list", "read", "update", "delete", "search", "action"]

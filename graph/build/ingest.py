@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from apiatlas.graph.build.builder import build_api_batch, build_docs_batch
+from apiatlas.graph.build.code import build_code_batch, link_code
 from apiatlas.graph.build.linker import link
 from apiatlas.graph.model import ChangeSummary, GraphBatch, Node, NodeLabel
 from apiatlas.graph.store import KnowledgeGraphStore
+from apiatlas.loaders.code.models import CodeFile
 from apiatlas.loaders.models import ApiSpec, DocPage
 
 LINKS_SCOPE = "links"
@@ -23,19 +25,28 @@ def plan_batches(
     *,
     specs: Sequence[ApiSpec] = (),
     docs: Mapping[str, list[DocPage]] | None = None,
+    code: Mapping[str, list[CodeFile]] | None = None,
+    code_roots: Mapping[str, str] | None = None,
 ) -> list[GraphBatch]:
-    """The batches an ingest applies: one per API, one per doc set, and the ``links`` batch.
+    """The batches an ingest applies: one per API, one per doc set, one per code set, and the
+    ``links`` batch (guide sections to endpoints, and the code's sites).
 
     Args:
         store: Read for the nodes of scopes this ingest does not replace.
         project: The project to ingest into.
         specs: Loaded APIs (each replaces its ``api:<name>`` scope).
         docs: Doc set name -> pages (each replaces its ``docs:<name>`` scope).
+        code: Code set name -> scanned files (each replaces its ``code:<name>`` scope).
+        code_roots: Code set name -> the folder scanned.
     """
     batches = [build_api_batch(spec, project=project) for spec in specs]
     batches += [
         build_docs_batch(pages, project=project, name=name)
         for name, pages in sorted((docs or {}).items())
+    ]
+    batches += [
+        build_code_batch(files, project=project, name=name, root=(code_roots or {}).get(name, ""))
+        for name, files in sorted((code or {}).items())
     ]
     replaced = {b.scope for b in batches}
     kept = [s for s in store.scopes(project) if s not in replaced and s != LINKS_SCOPE]
@@ -46,8 +57,10 @@ def plan_batches(
             found += store.nodes(project, label, scope=scope)
         return found
 
-    edges = link(gather("DocSection"), gather("Endpoint"))
-    batches.append(GraphBatch(project=project, scope=LINKS_SCOPE, edges=edges))
+    endpoints = gather("Endpoint")
+    sites = link_code(gather("CodeFile"), endpoints, gather("Api"))
+    edges = link(gather("DocSection"), endpoints) + sites.edges
+    batches.append(GraphBatch(project=project, scope=LINKS_SCOPE, nodes=sites.nodes, edges=edges))
     return batches
 
 
@@ -57,6 +70,7 @@ def ingest_graph(
     *,
     specs: Sequence[ApiSpec] = (),
     docs: Mapping[str, list[DocPage]] | None = None,
+    code: Mapping[str, list[CodeFile]] | None = None,
 ) -> ChangeSummary:
     """Build and apply every batch of an ingest in one ``store.apply`` call (one transaction).
 
@@ -66,4 +80,4 @@ def ingest_graph(
     Raises:
         StoreError: The store failed; it is left as it was.
     """
-    return store.apply(plan_batches(store, project, specs=specs, docs=docs))
+    return store.apply(plan_batches(store, project, specs=specs, docs=docs, code=code))

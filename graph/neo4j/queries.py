@@ -73,7 +73,7 @@ UPSERT_NODES = """
 UNWIND $rows AS row
 MERGE (n:ApiAtlas {project: $project, key: row.key})
 SET n = row.props
-REMOVE n:Api:Resource:Endpoint:OperationKind:Parameter:Schema:Field:Tag:DocSection
+REMOVE n:Api:Resource:Endpoint:OperationKind:Parameter:Schema:Field:Tag:DocSection:CodeFile:CodeFunction:CodeSite
 SET n:$(row.label)
 """
 # Counts each relationship once, even when both of its ends are deleted; a memory's ABOUT

@@ -1,9 +1,12 @@
-"""A small shipping API and guide, built in Python: the graph the conformance suite loads."""
+"""A small shipping API, its guide and the team's code calling it, built in Python: the graph the
+conformance suite loads."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
+from apiatlas.loaders.code.models import CodeFile
 from apiatlas.loaders.models import (
     ApiSpec,
     DocPage,
@@ -150,3 +153,45 @@ def shipping_guide() -> list[DocPage]:
             ],
         )
     ]  # fmt: skip
+
+
+SHIPPING_CLIENT = '''import requests
+
+BASE = "https://api.ship.example"
+
+
+class Shipments:
+    def book(self, body):
+        return requests.post(f"{BASE}/v2/shipments", json=body)
+
+    def fetch(self, shipment_id):
+        return self.http.get(f"/v2/shipments/{shipment_id}")
+
+    def labels(self):
+        return requests.get("https://api.ship.example/v2/labels")
+
+
+def elsewhere():
+    return requests.get("https://example.org/v2/shipments")
+'''
+SHIPPING_TOOLS = '''def open_site(client):
+    return client.create_location(name="Main St")
+'''
+
+
+def shipping_code(*, without: frozenset[str] = frozenset()) -> list[CodeFile]:
+    """The team's code calling the shipping API, read by the code loader: ``app/client.py``
+    books (POST /v2/shipments, line 8) and reads (GET /v2/shipments/{shipment_id}, line 11) a
+    shipment, calls a path the spec lacks (line 14) and another host (line 18);
+    ``app/tools.py`` calls the ``CreateLocation`` SDK method (line 2). ``without`` leaves files
+    out."""
+    from apiatlas.loaders.code.calls import calls, parse
+
+    files = []
+    for path, text in (("app/client.py", SHIPPING_CLIENT), ("app/tools.py", SHIPPING_TOOLS)):
+        if path in without:
+            continue
+        source = text.encode()
+        files.append(CodeFile(path=path, language="python", sha256=hashlib.sha256(source).hexdigest(),
+                              lines=text.count("\n"), calls=calls(parse(source, "python"), source)))
+    return files

@@ -19,7 +19,7 @@ from apiatlas.graph.testing.base import (
     load,
     snapshot,
 )
-from apiatlas.graph.testing.fixtures import shipping_guide, shipping_spec
+from apiatlas.graph.testing.fixtures import shipping_code, shipping_guide, shipping_spec
 
 
 class KnowledgeGraphStoreTests:
@@ -176,6 +176,39 @@ class KnowledgeGraphStoreTests:
         carrier = store.get_endpoint(P, "ship/endpoint/POST /v2/carriers")
         assert carrier is not None and [d.anchor for d in carrier.docs] == ["carriers"]
         assert store.stats(P).edges["DESCRIBES"] == 2
+
+    def test_code_sites_link_across_ingests(self, store: KnowledgeGraphStore) -> None:
+        ingest_graph(store, P, code={"app": shipping_code()})
+        assert len(store.nodes(P, "CodeFile")) == 2
+        assert store.nodes(P, "CodeSite") == []  # no API yet: nothing the calls reach
+        ingest_graph(store, P, specs=[shipping_spec()])  # the code is linked, not re-read
+        sites = {(n.props["file"], n.props["line"]): n.props for n in store.nodes(P, "CodeSite")}
+        assert {place: (s["endpoint"], s["matched_by"]) for place, s in sites.items()} == {
+            ("app/client.py", 8): ("POST /v2/shipments", "http"),
+            ("app/client.py", 11): ("GET /v2/shipments/{shipment_id}", "http"),
+            ("app/client.py", 14): (None, "host"),
+            ("app/tools.py", 2): ("POST /v2/locations", "operation-id"),
+        }
+        assert sites[("app/client.py", 8)]["function"] == "Shipments.book"
+        assert sites[("app/client.py", 8)]["api"] == "ship"
+        stats = store.stats(P)
+        assert stats.nodes["CodeSite"] == 4 and stats.edges["CALLS"] == 3
+        assert stats.nodes["CodeFunction"] == 4 and stats.edges["HAS_SITE"] == 4
+        around = store.neighbourhood(P, CREATE_SHIPMENT)
+        assert any(n.label == "CodeSite" and n.props["line"] == 8 for n in around.nodes)
+        assert store.nodes("a", "CodeSite") == []
+
+    def test_a_removed_code_file_takes_only_its_sites(self, store: KnowledgeGraphStore) -> None:
+        ingest_graph(store, P, specs=[shipping_spec()], code={"app": shipping_code()})
+        ingest_graph(store, P, code={"app": shipping_code(without=frozenset({"app/tools.py"}))})
+        files = {n.props["path"] for n in store.nodes(P, "CodeFile")}
+        sites = {(n.props["file"], n.props["line"]) for n in store.nodes(P, "CodeSite")}
+        assert files == {"app/client.py"}
+        assert sites == {("app/client.py", 8), ("app/client.py", 11), ("app/client.py", 14)}
+        assert store.stats(P).edges["CALLS"] == 2
+        ingest_graph(store, P, specs=[shipping_spec(drop=frozenset({"POST /v2/shipments"}))])
+        left = {(n.props["line"], n.props["endpoint"]) for n in store.nodes(P, "CodeSite")}
+        assert (8, "POST /v2/shipments") not in left and (11, "GET /v2/shipments/{shipment_id}") in left
 
     def test_search_ranks_and_survives_hostile_input(self, store: KnowledgeGraphStore) -> None:
         load(store)

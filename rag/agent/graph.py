@@ -1,7 +1,10 @@
 """The agent: a LangGraph state machine from a question to a cited answer.
 
-memory -> analyse -> knowledge_graph -> [rank] -> review -> compose. The memory node recalls the
-team's project memory first (a strongly matching procedure answers alone: memory -> compose).
+memory -> analyse -> knowledge_graph -> [rank] -> review -> compose [-> code]. The memory node
+recalls the team's project memory first (a strongly matching procedure answers alone: memory ->
+compose). Where the project holds the team's code, the code node adds where it calls the
+endpoints presented; a question about the code itself (the deprecated endpoints it calls, its
+calls the spec lacks, what one file calls) goes analyse -> code, answered from the code alone.
 The rank step (vector search, then the learned ranker) runs when the graph found nothing, when
 the question is a how-to, and to fetch guide passages for the endpoints found; it is skipped when
 the question names its endpoints outright and the graph found them. The review brings in the
@@ -31,6 +34,7 @@ from langgraph.runtime import Runtime, get_runtime
 from langgraph.store.base import BaseStore
 
 from apiatlas.graph.store import LinkedGraphStore
+from apiatlas.rag.agent.code import route_after_analyse, route_after_compose
 from apiatlas.rag.agent.context import AgentContext, check_question
 from apiatlas.rag.agent.memory import route_after_memory
 from apiatlas.rag.agent.nodes import GraphRagNodes, answered_by_graph
@@ -63,6 +67,8 @@ class AgentNodes(Protocol):
     def review(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
 
     def compose(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
+
+    def code(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]: ...
 
 
 def route_after_graph(state: AgentState) -> Literal["rank", "review"]:
@@ -121,13 +127,15 @@ def build_state_graph(nodes: AgentNodes) -> StateGraph:
     graph.add_node("rank", _timed_both("rank", nodes.rank, nodes.arank))
     graph.add_node("review", _timed("review", nodes.review))
     graph.add_node("compose", _timed("compose", nodes.compose))
+    graph.add_node("code", _timed("code", nodes.code))
     graph.add_edge(START, "memory")
     graph.add_conditional_edges("memory", route_after_memory)
-    graph.add_edge("analyse", "knowledge_graph")
+    graph.add_conditional_edges("analyse", route_after_analyse)
     graph.add_conditional_edges("knowledge_graph", route_after_graph)
     graph.add_edge("rank", "review")
     graph.add_edge("review", "compose")
-    graph.add_edge("compose", END)
+    graph.add_conditional_edges("compose", route_after_compose)
+    graph.add_edge("code", END)
     return graph
 
 

@@ -17,6 +17,7 @@ from apiatlas.config import DEFAULT_PROJECT
 from apiatlas.errors import StoreError
 from apiatlas.graph.model import EndpointDetail
 from apiatlas.graph.store import LinkedGraphStore
+from apiatlas.rag.agent.code import CodeStep
 from apiatlas.rag.agent.context import AgentContext, resolve_context
 from apiatlas.rag.agent.memory import MEMORY_UNAVAILABLE_NOTE, MemoryStep
 from apiatlas.rag.agent.state import AgentState
@@ -92,6 +93,7 @@ class GraphRagNodes:
             derived_dir=field_indexes.folder if field_indexes is not None else None,
         )
         self.memory_step = MemoryStep(store, self.default_context)
+        self.code_step = CodeStep(store, self.default_context)
         if cards is None and isinstance(vector_retriever, HybridRetriever):
             cards = vector_retriever.card_vectors
         self.ranking = RankingParts(
@@ -106,14 +108,21 @@ class GraphRagNodes:
         return self.memory_step.recall(state, runtime)
 
     def analyse(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        """Parse the question into an intent, correcting typos against the project's words."""
+        """Parse the question into an intent, correcting typos against the project's words,
+        and read whether it asks about the team's code."""
         ctx = resolve_context(runtime.context, self.default_context)
         try:
             intent = self.graph.analyse(state["question"], project=ctx.project, api=ctx.api)
         except StoreError:
             # The knowledge-graph node reports the outage; analysis just goes without typo fixes.
             intent = analyse_question(state["question"])
-        return {"intent": intent}
+        return {"intent": intent, **self.code_step.ask(state["question"], runtime)}
+
+    def code(self, state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        """Answer a question about the team's code, or say where it calls what the answer
+        presents."""
+        update = self.code_step.answer(state, runtime)
+        return {"result": _safe(update["result"])}
 
     def knowledge_graph(
         self, state: AgentState, runtime: Runtime[AgentContext]

@@ -7,6 +7,7 @@ from typing import Annotated, TypedDict
 from langchain_core.documents import Document
 
 from apiatlas.graph.model import EndpointDetail, EndpointRef
+from apiatlas.rag.question.code import CodeAsk
 from apiatlas.rag.question.intent import Intent
 from apiatlas.rag.retrieval.lookup import GraphLookup
 from apiatlas.rag.memory.model import MemoryHit
@@ -56,6 +57,9 @@ class AgentState(InputState, total=False):
         memory_unavailable: Why the memory store could not be read, when it could not (the
             answer then follows the docs alone and says so).
         intent: The analysed question.
+        code_ask: The question about the team's code it asks, if any.
+        has_code: Whether the project holds the team's code (then the answer says where it
+            calls what the answer presents).
         lookup: What the knowledge graph found (after the rank step: the ranked answer; after
             the review: as the team's memory has it).
         candidates: The graph's ranked candidates before the fusion cut them to ``k``.
@@ -77,6 +81,8 @@ class AgentState(InputState, total=False):
     memory_answer: str
     memory_unavailable: str
     intent: Intent
+    code_ask: CodeAsk | None
+    has_code: bool
     lookup: GraphLookup
     candidates: list[EndpointRef]
     details: dict[str, EndpointDetail]

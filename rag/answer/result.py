@@ -12,17 +12,18 @@ class Citation(BaseModel):
 
     Attributes:
         n: The number used in the answer text.
-        kind: ``spec`` (an OpenAPI item), ``doc`` (a guide section) or ``memory`` (a project
-            memory).
-        source: The spec file / doc file path or URL (``memory`` for project memories).
+        kind: ``spec`` (an OpenAPI item), ``doc`` (a guide section), ``memory`` (a project
+            memory) or ``code`` (a line of the team's code).
+        source: The spec file / doc file / code file path or URL (``memory`` for project
+            memories).
         uri: ``source#pointer`` for spec items, ``source#anchor`` for doc sections,
-            ``memory:<id>`` for project memories.
-        pointer: JSON pointer (spec) or section anchor (doc).
+            ``memory:<id>`` for project memories, ``source#L<line>`` for code.
+        pointer: JSON pointer (spec), section anchor (doc) or ``L<line>`` (code).
         title: What is cited, e.g. ``POST /v2/locations`` or ``Guide > Section``.
     """
 
     n: int
-    kind: Literal["spec", "doc", "memory"]
+    kind: Literal["spec", "doc", "memory", "code"]
     source: str
     uri: str
     pointer: str = ""

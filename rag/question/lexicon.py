@@ -25,3 +25,22 @@ SUBJECTS: frozenset[str] = frozenset({"i", "we", "you", "they"})
 ADVERBS: frozenset[str] = frozenset("just still only also already actually really then now first".split())
 WANTING: frozenset[str] = frozenset("want wants need needs how like trying try able".split())
 ID_WORDS: frozenset[str] = frozenset({"id", "identifier"})
+
+# Questions about the team's code (rag.question.code).
+CODE_OWNERS: frozenset[str] = frozenset("we our us ours code codebase repo repository app service".split())
+"""Words that put a question in the team's own code."""
+CALLING: frozenset[str] = frozenset(
+    "call calls called calling use uses used using hit hits invoke invokes invoked reach reaches "
+    "send sends".split()
+)
+"""Verbs of code calling an endpoint."""
+CODE_PLACES: frozenset[str] = frozenset("where file files function functions module modules".split())
+"""What asks for a place in the code."""
+ENDPOINT_NOUNS: frozenset[str] = frozenset(
+    "endpoint endpoints api apis call calls operation operations method methods route routes".split()
+)
+NOT_IN_SPEC: tuple[str, ...] = (
+    "not in the spec", "not in spec", "not in the openapi", "missing from the spec",
+    "undocumented", "not documented", "unknown endpoint", "unknown call",
+)
+"""Phrases that ask for calls the spec does not have."""

@@ -31,6 +31,7 @@ NAMES = (
     "02_knowledge_graph.ipynb",
     "03_eval_report.ipynb",
     "04_project_memory.ipynb",
+    "05_team_code.ipynb",
 )
 KERNEL = "apiatlas-notebook-test"
 CELL_TIMEOUT_S = 120
@@ -106,7 +107,7 @@ def execute(name: str, tmp_path: Path, kernels: KernelSpecManager) -> Executed:
     return Executed({cell.id: cell for cell in notebook.cells}, tmp)
 
 
-def test_the_four_notebooks() -> None:
+def test_the_five_notebooks() -> None:
     assert tuple(sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))) == NAMES
 
 
@@ -201,3 +202,19 @@ def test_project_memory(tmp_path: Path, kernels: KernelSpecManager) -> None:
     assert then[1] == "primary POST /v1/locations"
     assert f"first citation: memory:{decision}" in then
     assert run.lines("origin") == ["POST /v2/locations", "memories cited: []"]
+
+
+def test_team_code(tmp_path: Path, kernels: KernelSpecManager) -> None:
+    run = execute("05_team_code.ipynb", tmp_path, kernels)
+    assert run.lines("ingest") == ["3 code files, 8 code sites"]
+    report = run.text("report")
+    assert "8 sites in 3 files" in report and "## Deprecated endpoints in use" in report
+    assert run.lines("sites")[0] == "shipping/client.py:15 POST /v2/locations http"
+    assert run.text("where").startswith("**In your code**")
+    assert "shipping/client.py:15" in run.text("where")
+    deprecated = run.text("deprecated")
+    assert deprecated.startswith("memory -> analyse -> code")
+    assert "use `GET /v2/locations/{location_id}` instead" in deprecated
+    assert "`POST /v2/quotes`" in run.text("file") and "/v2/invoices" in run.text("unknown")
+    assert "CodeSite      shipping/client.py:25" in run.lines("hood")
+    assert len(run.images("hood")) == 1

@@ -28,7 +28,7 @@ class _TopologyOnly:
     ) -> dict[str, Any]:
         return {}
 
-    memory = knowledge_graph = rank = review = compose = analyse
+    memory = knowledge_graph = rank = review = compose = code = analyse
 
 
 def test_mermaid_matches_snapshot() -> None:
